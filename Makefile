@@ -1,0 +1,39 @@
+# OFC Table — every command creates the virtual environment when it is missing.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run play test lint bench bench-ai gallery clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/ofc-bot
+
+play: $(STAMP)
+	$(VENV)/bin/ofc-bot play
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy --strict engine
+
+test: lint
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m bench.engine
+	$(PY) -m bench.render
+
+bench-ai: $(STAMP)
+	$(PY) -m bench.ai
+
+gallery: $(STAMP)
+	$(PY) -m renderer.gallery docs/images
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,245 @@
+"""Cards: a ``Card`` is an ``int`` whose value is built for fast hand evaluation.
+
+Encoding (see ``engine.evaluator``): ``5**rank_index << 28`` plus ``13 << (7 * suit_index)``.
+The rank part is a base-5 digit per rank, so a sum of cards counts each rank; the suit part is a
+7-bit counter per suit that reaches bit 6 only when five cards share the suit (a flush).  Plain
+integer order is rank first, then suit (c < d < h < s).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+_SYMBOL_TO_SUIT = {
+    "♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s",
+}
+RANK_NAMES = (
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "jack", "queen", "king", "ace",
+)
+RANK_PLURALS = (
+    "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens",
+    "jacks", "queens", "kings", "aces",
+)
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+
+RANK_SHIFT = 28
+SUIT_BITS = 7
+SUIT_STEP = 13
+
+
+class CardError(ValueError):
+    """A card could not be understood (or is not available); ``token`` names the culprit."""
+
+    def __init__(self, message: str, token: str = "") -> None:
+        super().__init__(message)
+        self.token = token
+
+
+def _encode(rank_index: int, suit_index: int) -> int:
+    return (5**rank_index << RANK_SHIFT) + (SUIT_STEP << (SUIT_BITS * suit_index))
+
+
+class Card(int):
+    """One of the 52 cards.  ``Card("Ah")``, ``Card(51)`` (index = rank*4 + suit) or ``Card.parse``.
+
+    Instances are interned: there is exactly one object per card.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, spec: str | int) -> Card:  # noqa: D102 - documented on the class
+        if isinstance(spec, str):
+            return parse_card(spec)
+        if isinstance(spec, int) and not isinstance(spec, Card) and 0 <= spec < 52:
+            return DECK[spec]
+        if isinstance(spec, Card):
+            return spec
+        raise CardError(f"{spec!r} is not a card index (0-51) or card text", str(spec))
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        return parse_card(text)
+
+    @property
+    def index(self) -> int:
+        """0..51, rank-major: ``rank_index * 4 + suit_index``."""
+        return _INDEX[self]
+
+    @property
+    def rank_index(self) -> int:
+        """0 for a deuce … 12 for an ace."""
+        return _INDEX[self] >> 2
+
+    @property
+    def rank(self) -> int:
+        """2..14 (ace high)."""
+        return (_INDEX[self] >> 2) + 2
+
+    @property
+    def rank_char(self) -> str:
+        return RANKS[_INDEX[self] >> 2]
+
+    @property
+    def suit(self) -> str:
+        """``c``, ``d``, ``h`` or ``s``."""
+        return SUITS[_INDEX[self] & 3]
+
+    @property
+    def suit_index(self) -> int:
+        return _INDEX[self] & 3
+
+    @property
+    def pretty(self) -> str:
+        """``A♥``: rank and suit symbol."""
+        return _PRETTY[self]
+
+    def __str__(self) -> str:
+        return _TEXT[self]
+
+    def __repr__(self) -> str:
+        return f"Card('{_TEXT[self]}')"
+
+    def __format__(self, spec: str) -> str:
+        return format(_TEXT[self], spec)
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return (Card, (_INDEX[self],))
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
+
+
+_INDEX: dict[int, int] = {}
+_TEXT: dict[int, str] = {}
+_PRETTY: dict[int, str] = {}
+
+
+def _build_deck() -> tuple[Card, ...]:
+    cards = []
+    for i in range(52):
+        card = int.__new__(Card, _encode(i >> 2, i & 3))
+        _INDEX[card] = i
+        _TEXT[card] = RANKS[i >> 2] + SUITS[i & 3]
+        _PRETTY[card] = RANKS[i >> 2] + SUIT_SYMBOLS[SUITS[i & 3]]
+        cards.append(card)
+    return tuple(cards)
+
+
+DECK: tuple[Card, ...] = _build_deck()
+"""All 52 cards in index order (2c 2d 2h 2s 3c … As)."""
+
+_BY_TEXT = {_TEXT[c]: c for c in DECK}
+_TOKEN = re.compile(r"(10|[2-9tjqka])([cdhs♣♧♦♢♥♡♠♤])", re.IGNORECASE)
+_SPLIT = re.compile(r"[\s,;]+")
+
+
+def _token_to_card(token: str) -> Card | None:
+    m = _TOKEN.fullmatch(token)
+    if m is None:
+        return None
+    rank = m.group(1).upper()
+    if rank == "10":
+        rank = "T"
+    suit = m.group(2)
+    suit = _SYMBOL_TO_SUIT.get(suit, suit.lower())
+    return _BY_TEXT[rank + suit]
+
+
+def parse_card(text: str) -> Card:
+    """One card: ``Ah``, ``ah``, ``AH``, ``10h``, ``Th``, ``A♥``."""
+    token = text.strip()
+    card = _token_to_card(token)
+    if card is None:
+        raise CardError(_bad_token_message(token), token)
+    return card
+
+
+def _bad_token_message(token: str) -> str:
+    if not token:
+        return "Expected a card like Ah, Td or 10h, got nothing"
+    return (
+        f"'{token}' is not a card: write a rank (2-9, T or 10, J, Q, K, A) "
+        f"then a suit (c, d, h, s or ♣♦♥♠), like Ah or 10d"
+    )
+
+
+def split_tokens(text: str) -> list[str]:
+    return [t for t in _SPLIT.split(text.strip()) if t]
+
+
+def parse_cards(text: str | Iterable[str | Card]) -> list[Card]:
+    """Cards from text (``"Ah Kd 10c"``, ``"AhKd"``, commas allowed) or an iterable of cards/text.
+
+    Raises ``CardError`` naming the first bad token, or the first card given twice.
+    """
+    tokens: list[str | Card]
+    tokens = split_tokens(text) if isinstance(text, str) else list(text)
+    out: list[Card] = []
+    seen: set[Card] = set()
+    for tok in tokens:
+        if isinstance(tok, Card):
+            found = [tok]
+        else:
+            card = _token_to_card(tok)
+            if card is not None:
+                found = [card]
+            else:
+                found = _glued(tok)
+        for card in found:
+            if card in seen:
+                raise CardError(f"{card} is listed twice", str(card))
+            seen.add(card)
+            out.append(card)
+    return out
+
+
+def _glued(token: str) -> list[Card]:
+    """``AhKd`` (cards written without spaces); raises CardError naming the token."""
+    pos = 0
+    found: list[Card] = []
+    while pos < len(token):
+        m = _TOKEN.match(token, pos)
+        if m is None:
+            raise CardError(_bad_token_message(token if not found else token[pos:]), token)
+        card = _token_to_card(m.group(0))
+        assert card is not None
+        found.append(card)
+        pos = m.end()
+    if not found:
+        raise CardError(_bad_token_message(token), token)
+    return found
+
+
+def cards_text(cards: Iterable[Card]) -> str:
+    """``"Ah Kd 2c"``."""
+    return " ".join(_TEXT[c] for c in cards)
+
+
+def cards_pretty(cards: Iterable[Card]) -> str:
+    return " ".join(_PRETTY[c] for c in cards)
+
+
+def sort_cards(cards: Iterable[Card], *, descending: bool = True) -> list[Card]:
+    """Cards by rank then suit (int order is rank-major)."""
+    return sorted(cards, reverse=descending)
+
+
+def card_from_index(i: int) -> Card:
+    return DECK[i]
+
+
+def cards_from_json(items: Sequence[str]) -> list[Card]:
+    return [_BY_TEXT[t] for t in items]
+
+
+def cards_to_json(cards: Iterable[Card]) -> list[str]:
+    return [_TEXT[c] for c in cards]

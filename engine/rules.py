@@ -1,0 +1,201 @@
+"""Table options (RULES.md): a frozen, validated ``Rules``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Literal
+
+Variant = Literal["ofc", "pineapple", "chinese"]
+Scoring = Literal["1-6", "2-4", "1-4", "1-3"]
+
+VARIANTS: tuple[str, ...] = ("ofc", "pineapple", "chinese")
+SCORINGS: tuple[str, ...] = ("1-6", "2-4", "1-4", "1-3")
+NATURAL_NAMES: tuple[str, ...] = ("six pairs", "three straights", "three flushes", "dragon")
+DEFAULT_NATURALS: tuple[tuple[str, int], ...] = (
+    ("six pairs", 3), ("three straights", 3), ("three flushes", 3), ("dragon", 13),
+)
+MAX_PLAYERS = {"ofc": 4, "pineapple": 3, "chinese": 4}
+# bonus added for a scoop (all three rows) and for winning more rows ("overall" unit)
+SCOOP_BONUS = {"1-6": 3, "2-4": 0, "1-4": 1, "1-3": 0}
+OVERALL_BONUS = {"1-6": 0, "2-4": 1, "1-4": 0, "1-3": 0}
+
+
+class RulesError(ValueError):
+    """An invalid combination of table options."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every option of RULES.md with its default.  ``Rules(variant="pineapple")``."""
+
+    variant: Variant = "ofc"
+    scoring: Scoring | None = None
+    """``1-6`` (default for ofc/pineapple) or ``2-4`` (default for chinese), ``1-4``, ``1-3``."""
+    strict_top: bool = False
+    """Foul unless the top row is strictly below the middle (default: equal is legal)."""
+    fantasyland: bool = True
+    progressive: bool = True
+    """Pineapple: QQ -> 14 cards, KK -> 15, AA -> 16, trips -> 17 (off: always 14)."""
+    stay_middle_full_house: bool = True
+    """Stay in fantasyland with a full house or better in the middle (some rooms drop it)."""
+    progressive_stay: bool = False
+    """Pokermagnet's stay table: trips top -> 15, middle FH+ -> 14, bottom quads+ -> 14,
+    royal in middle or bottom -> 15."""
+    button_stays_for_fantasyland: bool = True
+    """The button does not move when the coming hand has a player in fantasyland."""
+    shoot_the_moon: bool = False
+    shoot_the_moon_points: int = 20
+    chinese_bonuses: bool = True
+    chinese_surrender: int = 3
+    naturals: tuple[tuple[str, int], ...] = DEFAULT_NATURALS
+    timer: int = 60
+    """Seconds for an ordinary decision."""
+    set_timer: int = 120
+    """Seconds for a fantasyland or chinese set."""
+    extra: tuple[tuple[str, Any], ...] = field(default=(), compare=True)
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise RulesError(
+                f"Unknown variant '{self.variant}': choose one of {', '.join(VARIANTS)}"
+            )
+        if self.scoring is None:
+            object.__setattr__(self, "scoring", "2-4" if self.variant == "chinese" else "1-6")
+        if self.scoring not in SCORINGS:
+            raise RulesError(
+                f"Unknown scoring method '{self.scoring}': choose one of {', '.join(SCORINGS)}"
+            )
+        names = [n for n, _ in self.naturals]
+        for name, value in self.naturals:
+            if name not in NATURAL_NAMES:
+                raise RulesError(
+                    f"Unknown natural '{name}': choose from {', '.join(NATURAL_NAMES)}"
+                )
+            if not isinstance(value, int) or value < 0:
+                raise RulesError(f"The natural '{name}' needs a whole value of 0 or more")
+        if len(set(names)) != len(names):
+            raise RulesError("A natural is listed twice")
+        for name in ("timer", "set_timer"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or not 5 <= value <= 3600:
+                raise RulesError(f"{name} must be between 5 and 3600 seconds, got {value}")
+        if self.shoot_the_moon_points < 0 or self.chinese_surrender < 0:
+            raise RulesError("Bonus and surrender values cannot be negative")
+
+    # -- derived ---------------------------------------------------------------------------
+    @property
+    def scoring_method(self) -> str:
+        assert self.scoring is not None
+        return self.scoring
+
+    @property
+    def max_players(self) -> int:
+        return MAX_PLAYERS[self.variant]
+
+    @property
+    def min_players(self) -> int:
+        return 2
+
+    @property
+    def has_fantasyland(self) -> bool:
+        return self.fantasyland and self.variant != "chinese"
+
+    @property
+    def has_royalties(self) -> bool:
+        return self.variant != "chinese"
+
+    @property
+    def scoop_bonus(self) -> int:
+        return SCOOP_BONUS[self.scoring_method]
+
+    @property
+    def overall_bonus(self) -> int:
+        return OVERALL_BONUS[self.scoring_method]
+
+    @property
+    def natural_values(self) -> dict[str, int]:
+        return dict(self.naturals)
+
+    def check_players(self, n: int) -> None:
+        if not self.min_players <= n <= self.max_players:
+            raise RulesError(
+                f"{self.variant} is played by {self.min_players} to {self.max_players} players, "
+                f"not {n}"
+            )
+
+    def with_options(self, **changes: Any) -> Rules:
+        return replace(self, **changes)
+
+    # -- persistence -----------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["naturals"] = [list(p) for p in self.naturals]
+        data["extra"] = [list(p) for p in self.extra]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Rules:
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        if "naturals" in kwargs:
+            kwargs["naturals"] = tuple((str(n), int(v)) for n, v in kwargs["naturals"])
+        if "extra" in kwargs:
+            kwargs["extra"] = tuple((str(n), v) for n, v in kwargs["extra"])
+        return cls(**kwargs)
+
+    def describe(self) -> list[str]:
+        """The options in words, one line each (for ``/ofc rules``)."""
+        v = self.variant
+        lines = [
+            {
+                "ofc": "Classic Open Face: 5 cards, then 8 rounds of 1 card, one player at a time.",
+                "pineapple": "Pineapple: 5 cards, then 4 rounds of 3 cards: place 2, discard 1 "
+                "face down.",
+                "chinese": "Classic Chinese poker: 13 cards at once, everyone sets at the same "
+                "time, hidden until all have set.",
+            }[v],
+            f"Scoring {self.scoring}: 1 point per row"
+            + (f", +{self.scoop_bonus} for a scoop" if self.scoop_bonus else "")
+            + (", +1 overall for winning more rows" if self.overall_bonus else "")
+            + ".",
+            "Top row must be strictly below the middle."
+            if self.strict_top
+            else "Rows must not decrease from bottom to top (equal is fine).",
+        ]
+        if v != "chinese":
+            lines.append("Royalties are paid per RULES.md (top 66+, middle trips+, bottom straight+).")
+            if self.has_fantasyland:
+                if v == "pineapple" and self.progressive:
+                    fl = "Fantasyland with QQ+ on top, progressive: QQ 14 cards, KK 15, AA 16, trips 17."
+                elif v == "pineapple":
+                    fl = "Fantasyland with QQ+ on top: 14 cards."
+                else:
+                    fl = "Fantasyland with QQ+ on top: 13 cards."
+                lines.append(fl)
+                stay = "Stay in fantasyland with trips on top"
+                stay += ", a full house or better in the middle" if self.stay_middle_full_house else ""
+                stay += " or quads or better on the bottom"
+                if self.progressive_stay:
+                    stay += " (progressive stay: trips top or a royal 15 cards, otherwise 14)"
+                lines.append(stay + ".")
+                if self.button_stays_for_fantasyland:
+                    lines.append("The button stays put when the next hand has a fantasyland.")
+            else:
+                lines.append("Fantasyland is off.")
+            lines.append("Surrender scores as a foul.")
+        else:
+            lines.append(
+                "Row bonuses: top trips 3; middle full house 2, quads 8, straight flush 10; "
+                "bottom quads 4, straight flush 5." if self.chinese_bonuses else "No row bonuses."
+            )
+            lines.append(
+                "Naturals: " + ", ".join(f"{n} {val}" for n, val in self.naturals) + "."
+            )
+            lines.append(f"Surrender pays {self.chinese_surrender} to each opponent.")
+        if self.shoot_the_moon:
+            lines.append(
+                f"Shooting the moon: a clean board with a jack-high bottom wins "
+                f"{self.shoot_the_moon_points} more from each opponent."
+            )
+        lines.append(f"Clock: {self.timer} s per decision, {self.set_timer} s for a full set.")
+        return lines
