@@ -42,7 +42,8 @@ class CardError(ValueError):
 
 
 def _encode(rank_index: int, suit_index: int) -> int:
-    return (5**rank_index << RANK_SHIFT) + (SUIT_STEP << (SUIT_BITS * suit_index))
+    rank_part: int = 5**rank_index
+    return (rank_part << RANK_SHIFT) + (SUIT_STEP << (SUIT_BITS * suit_index))
 
 
 class Card(int):
@@ -181,8 +182,8 @@ def parse_cards(text: str | Iterable[str | Card]) -> list[Card]:
 
     Raises ``CardError`` naming the first bad token, or the first card given twice.
     """
-    tokens: list[str | Card]
-    tokens = split_tokens(text) if isinstance(text, str) else list(text)
+    tokens: list[str | Card] = []
+    tokens.extend(split_tokens(text) if isinstance(text, str) else text)
     out: list[Card] = []
     seen: set[Card] = set()
     for tok in tokens:
@@ -209,7 +210,7 @@ def _glued(token: str) -> list[Card]:
     while pos < len(token):
         m = _TOKEN.match(token, pos)
         if m is None:
-            raise CardError(_bad_token_message(token if not found else token[pos:]), token)
+            raise CardError(_bad_token_message(token), token)
         card = _token_to_card(m.group(0))
         assert card is not None
         found.append(card)

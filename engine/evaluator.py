@@ -127,7 +127,8 @@ def _intern(v: int) -> HandValue:
 
 
 def _rank_key(ranks: Sequence[int]) -> int:
-    return sum(5 ** (r - 2) for r in ranks) << RANK_SHIFT
+    total: int = sum(5 ** (r - 2) for r in ranks)
+    return total << RANK_SHIFT
 
 
 def _build() -> None:

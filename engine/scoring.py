@@ -203,9 +203,8 @@ def _pair(
             note = "surrender" if (surr[a] or surr[b]) else "foul"
         else:
             va, vb = boards[a].values(), boards[b].values()  # type: ignore[union-attr]
-            rows = tuple(  # type: ignore[assignment]
-                (x > y) - (x < y) for x, y in zip(va, vb, strict=True)
-            )
+            o = [(x > y) - (x < y) for x, y in zip(va, vb, strict=True)]
+            rows = (o[0], o[1], o[2])
         assert rows is not None
         pts = []
         for r, outcome in enumerate(rows):

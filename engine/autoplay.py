@@ -1,0 +1,143 @@
+"""The safe default play used on timeouts (and the fallback of the AI).
+
+Street decisions: every legal move is scored by a few random completions of the board from the
+cards the seat has not seen (deterministic for a given hand and moment); a move that completes the
+board is scored exactly, so the last card never fouls when a clean board is possible.  Whole sets
+(fantasyland, chinese) use the exact solver.  Only what the seat may see is used.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import combinations, product
+from typing import TYPE_CHECKING
+
+from .board import ROW_SIZES, Board
+from .cards import DECK, Card
+from .evaluator import evaluate
+
+if TYPE_CHECKING:
+    from .hand import Hand, Requirement
+
+Move = tuple[tuple[tuple[Card, int], ...], tuple[Card, ...]]
+FOUL_PENALTY = 6.0
+
+
+def street_moves(req: Requirement) -> list[Move]:
+    """All legal (placements, discards) for a street decision."""
+    cards = req.cards
+    moves: list[Move] = []
+    for dropped in combinations(cards, req.discard):
+        keep = [c for c in cards if c not in dropped]
+        for rows in product((0, 1, 2), repeat=len(keep)):
+            if any(rows.count(r) > req.free[r] for r in range(3)):
+                continue
+            placed = tuple(zip(keep, rows, strict=True))
+            moves.append((placed, tuple(dropped)))
+    return moves
+
+
+def board_score(board: Board, rules_royalties: bool = True) -> float:
+    """Score of a complete board for the seat: royalties, or a penalty for a foul."""
+    t, m, b = board.values()
+    if m > b or t > m:
+        return -FOUL_PENALTY
+    from .board import bottom_royalty, middle_royalty, top_royalty
+
+    if not rules_royalties:
+        return 0.0
+    return float(top_royalty(t) + middle_royalty(m) + bottom_royalty(b))
+
+
+def _fill_randomly(board: Board, unseen: Sequence[Card], rng: random.Random) -> Board:
+    rows = [list(r) for r in board.rows]
+    need = sum(ROW_SIZES[i] - len(rows[i]) for i in range(3))
+    fill = rng.sample(list(unseen), need)
+    k = 0
+    for i in range(3):
+        while len(rows[i]) < ROW_SIZES[i]:
+            rows[i].append(fill[k])
+            k += 1
+    return Board(tuple(rows[0]), tuple(rows[1]), tuple(rows[2]))
+
+
+def _sorted_fill(board: Board, unseen: Sequence[Card], rng: random.Random) -> Board:
+    """Random cards, arranged so the strongest go to the bottom (a less pessimistic rollout)."""
+    rows = [list(r) for r in board.rows]
+    need = sum(ROW_SIZES[i] - len(rows[i]) for i in range(3))
+    fill = sorted(rng.sample(list(unseen), need), reverse=True)
+    k = 0
+    for i in (2, 1, 0):
+        while len(rows[i]) < ROW_SIZES[i]:
+            rows[i].append(fill[k])
+            k += 1
+    return Board(tuple(rows[0]), tuple(rows[1]), tuple(rows[2]))
+
+
+def score_move(
+    board: Board, move: Move, unseen: Sequence[Card], rng: random.Random, samples: int,
+    royalties: bool = True,
+) -> float:
+    after = board.place(move[0])
+    if after.is_complete:
+        return board_score(after, royalties) * 1000.0  # exact: dominates estimates
+    total = 0.0
+    for i in range(samples):
+        filler = _fill_randomly if i % 2 else _sorted_fill
+        total += board_score(filler(after, unseen, rng), royalties)
+    return total / samples
+
+
+def choose_placement(hand: Hand, seat: int, req: Requirement) -> Move:
+    if req.is_set:
+        return choose_set(list(req.cards), hand, seat)
+    rng = random.Random(f"{hand.seed}/{len(hand.log)}/{seat}")
+    seen = hand.cards_seen_by(seat)
+    unseen = [c for c in DECK if c not in seen]
+    moves = street_moves(req)
+    samples = 8 if len(moves) > 60 else 24
+    royalties = hand.rules.has_royalties
+    best: Move | None = None
+    best_score = float("-inf")
+    for move in moves:
+        s = score_move(hand.boards[seat], move, unseen, rng, samples, royalties)
+        if s > best_score:
+            best, best_score = move, s
+    assert best is not None
+    return best
+
+
+def choose_set(cards: list[Card], hand: Hand, seat: int) -> Move:
+    """A whole 13-card setting (plus discards) that never fouls when a clean one exists."""
+    rules = hand.rules
+    try:
+        from . import solver
+    except ImportError:  # pragma: no cover - the solver ships with the engine
+        solver = None  # type: ignore[assignment]
+    board: Board
+    discards: tuple[Card, ...]
+    if solver is not None and rules.variant != "chinese" and hasattr(solver, "solve_fantasyland"):
+        sol = solver.solve_fantasyland(cards, rules)
+        board, discards = sol.board, tuple(sol.discards)
+    elif solver is not None and rules.variant == "chinese" and hasattr(
+        solver, "best_chinese_setting"
+    ):
+        board = solver.best_chinese_setting(cards, rules)
+        discards = ()
+    else:
+        board, discards = greedy_set(cards)
+    placed = tuple((c, r) for r, row in enumerate(board.rows) for c in row)
+    return placed, discards
+
+
+def greedy_set(cards: Sequence[Card]) -> tuple[Board, tuple[Card, ...]]:
+    """Best five for the bottom, best five of the rest for the middle, best three on top."""
+    rest = list(cards)
+    bottom = max(combinations(rest, 5), key=evaluate)
+    rest = [c for c in rest if c not in bottom]
+    middle = max(combinations(rest, 5), key=evaluate)
+    rest = [c for c in rest if c not in middle]
+    top = max(combinations(rest, 3), key=evaluate)
+    rest = [c for c in rest if c not in top]
+    return Board(tuple(top), tuple(middle), tuple(bottom)), tuple(rest)

@@ -1,0 +1,70 @@
+import copy
+import pickle
+
+import pytest
+
+from engine import DECK, Card, CardError, parse_card, parse_cards
+from engine.cards import cards_pretty, cards_text
+
+
+@pytest.mark.parametrize("text", ["Ah", "ah", "AH", "aH", "A♥", "a♡"])
+def test_ace_of_hearts_forms(text: str) -> None:
+    assert parse_card(text) == Card("Ah")
+    assert str(parse_card(text)) == "Ah"
+
+
+@pytest.mark.parametrize("text", ["Th", "th", "10h", "10H", "T♥"])
+def test_ten_forms(text: str) -> None:
+    assert parse_card(text) is Card("Th")
+
+
+@pytest.mark.parametrize("bad", ["1h", "Ax", "11c", "Ahh", "h", "A", "", "Zz", "0s"])
+def test_bad_tokens_are_named(bad: str) -> None:
+    with pytest.raises(CardError) as err:
+        parse_cards(f"Kd {bad} 2c") if bad else parse_card(bad)
+    if bad:
+        assert bad in str(err.value)
+        assert err.value.token == bad
+
+
+def test_parse_many_forms_and_separators() -> None:
+    cards = parse_cards("Ah, kd 10c  2♠\tAsKs")
+    assert [str(c) for c in cards] == ["Ah", "Kd", "Tc", "2s", "As", "Ks"]
+
+
+def test_duplicate_rejected() -> None:
+    with pytest.raises(CardError, match="Ah is listed twice"):
+        parse_cards("Ah Kd ah")
+
+
+def test_card_properties() -> None:
+    c = Card("Qd")
+    assert (c.rank, c.suit, c.rank_char, c.pretty) == (12, "d", "Q", "Q♦")
+    assert Card(c.index) is c
+    assert repr(c) == "Card('Qd')"
+    assert f"{c:>3}" == " Qd"
+
+
+def test_deck_is_52_distinct_and_ordered_by_rank() -> None:
+    assert len(set(DECK)) == 52
+    assert sorted(DECK) == list(DECK)
+    assert Card("2c") < Card("2s") < Card("3c") < Card("As")
+
+
+def test_pickle_and_copy_keep_identity() -> None:
+    c = Card("7s")
+    assert pickle.loads(pickle.dumps(c)) is c
+    assert copy.deepcopy(c) is c
+
+
+def test_text_helpers() -> None:
+    cards = parse_cards("Ah Td")
+    assert cards_text(cards) == "Ah Td"
+    assert cards_pretty(cards) == "A♥ T♦"
+
+
+def test_card_constructor_errors() -> None:
+    with pytest.raises(CardError):
+        Card(52)
+    with pytest.raises(CardError):
+        Card("Xx")
