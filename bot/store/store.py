@@ -1,0 +1,1196 @@
+"""The aiosqlite store: servers, players, tables, seats, hands, results and the unit ledger.
+
+Money model
+-----------
+Units are never stored as a balance.  Every movement is a ``ledger`` row and
+
+* a wallet ("balance") is ``SUM(amount)`` over ``(guild_id, user_id, account='balance')``,
+* a table stack is ``SUM(amount)`` over ``(table_id, user_id, account='stack')``.
+
+Units enter a server only as a start balance (``kind='start'``, once per player) or an
+audited grant (``'grant'``).  Buy-ins and cash-outs are pairs of rows in one transaction
+(``'buyin'``/``'cashout'``: -x on one account, +x on the other), and a hand moves stack
+units between players (``'hand'``, rows summing to zero) in the same transaction that
+records its results.  UNIQUE indexes make a second start, a second buy-in/cash-out of a
+seat and a second settlement of a hand impossible; ``verify_ledger`` re-checks it all.
+
+Bots hold no units: seating a bot writes no ledger rows and its stack is always 0, so any
+unit a bot "wins" or "loses" must stay out of the movements (play such hands as practice,
+or settle only between the humans).
+
+Concurrency: one connection, one ``asyncio.Lock``.  Every method takes the lock; writes
+run inside ``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any error), so a method
+that raises has written nothing and a method that returns has committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from importlib import resources
+from os import PathLike
+from typing import Any
+
+import aiosqlite
+
+from .errors import (
+    AlreadyApplied,
+    AlreadySeated,
+    HandInProgress,
+    InsufficientFunds,
+    NotFound,
+    SeatTaken,
+    StoreError,
+    TableClosed,
+    TableExists,
+    TableFull,
+)
+from .models import (
+    SETTING_NAMES,
+    AuditEntry,
+    HandResult,
+    HandRow,
+    JSONObject,
+    LeaderEntry,
+    Player,
+    PlayerStats,
+    SeatRow,
+    ServerSettings,
+    TableRow,
+)
+
+__all__ = ["Store", "load_migrations", "split_statements"]
+
+_MIGRATION_NAME = re.compile(r"(\d{3,})_[A-Za-z0-9_]+\.sql")
+TABLE_STATUSES = ("open", "closing", "closed")
+LEADERBOARD_KEYS = ("units", "points", "hands", "fantasylands")
+HISTORY_POINTS = 30
+_TABLE_FIELDS = ("status", "message_id", "button", "hand_no", "extra")
+_SEAT_FIELDS = ("sitting_out", "leaving", "name", "bot_level")
+_Params = Sequence[Any] | Mapping[str, Any]
+
+
+# --------------------------------------------------------------------------- migrations
+
+
+def load_migrations() -> list[tuple[int, str, str]]:
+    """``(number, file name, sql)`` of every ``NNN_name.sql`` package resource, in order.
+    Numbers must run 1, 2, 3 ... without gaps."""
+    root = resources.files(__package__ or "bot.store").joinpath("migrations")
+    found: list[tuple[int, str, str]] = []
+    for entry in root.iterdir():
+        match = _MIGRATION_NAME.fullmatch(entry.name)
+        if match and entry.is_file():
+            found.append((int(match[1]), entry.name, entry.read_text(encoding="utf-8")))
+    found.sort()
+    numbers = [number for number, _, _ in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"migrations must be numbered 1..n without gaps, found {numbers}")
+    return found
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script into complete statements (triggers' ``BEGIN ... END;`` stay whole)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    rest = "\n".join(
+        line for line in buffer.splitlines() if line.strip() and not line.strip().startswith("--")
+    )
+    if rest.strip():
+        raise RuntimeError(f"incomplete SQL statement at the end of a migration: {rest[:80]!r}")
+    return statements
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _now(now: float | None) -> float:
+    return time.time() if now is None else float(now)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _loads_obj(text: str) -> JSONObject:
+    value = json.loads(text)
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _loads_list(text: str) -> list[Any]:
+    value = json.loads(text)
+    return value if isinstance(value, list) else [value]
+
+
+def _whole(value: Any, what: str) -> int:
+    """An int (not a bool, not a float with a fraction), else StoreError naming ``what``."""
+    if isinstance(value, bool):
+        raise StoreError(f"{what} must be a whole number.")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise StoreError(f"{what} must be a whole number.")
+
+
+def _id(value: Any, what: str = "id") -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an int, got {value!r}")
+    return value
+
+
+def _units(n: int) -> str:
+    return f"{n} unit" if abs(n) == 1 else f"{n} units"
+
+
+def _settings_of(row: sqlite3.Row) -> ServerSettings:
+    return ServerSettings(
+        guild_id=row["guild_id"], start_balance=row["start_balance"], max_stake=row["max_stake"],
+        default_buyin=row["default_buyin"], max_buyin=row["max_buyin"],
+        default_timer=row["default_timer"], admin_role_id=row["admin_role_id"],
+    )
+
+
+def _table_of(row: sqlite3.Row) -> TableRow:
+    return TableRow(
+        id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
+        creator_id=row["creator_id"], rules=_loads_obj(row["rules"]), stake=row["stake"],
+        buyin=row["buyin"], max_seats=row["max_seats"], status=row["status"],
+        message_id=row["message_id"], button=row["button"], hand_no=row["hand_no"],
+        extra=_loads_obj(row["extra"]), created_at=row["created_at"],
+        updated_at=row["updated_at"], closed_at=row["closed_at"],
+    )
+
+
+def _seat_of(row: sqlite3.Row) -> SeatRow:
+    return SeatRow(
+        id=row["id"], table_id=row["table_id"], seat_no=row["seat_no"], guild_id=row["guild_id"],
+        user_id=row["user_id"], name=row["name"], is_bot=bool(row["is_bot"]),
+        bot_level=row["bot_level"], buyin=row["buyin"], sitting_out=bool(row["sitting_out"]),
+        leaving=bool(row["leaving"]), joined_at=row["joined_at"], left_at=row["left_at"],
+        stack=row["stack"],
+    )
+
+
+def _hand_of(row: sqlite3.Row) -> HandRow:
+    return HandRow(
+        id=row["id"], table_id=row["table_id"], number=row["number"], seed=row["seed"],
+        rules=_loads_obj(row["rules"]), state=_loads_obj(row["state"]),
+        log=_loads_list(row["log"]), status=row["status"], deadline=row["deadline"],
+        created_at=row["created_at"], updated_at=row["updated_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+def _result_of(row: sqlite3.Row) -> HandResult:
+    return HandResult(
+        user_id=row["user_id"], seat_no=row["seat_no"], name=row["name"], points=row["points"],
+        units=row["units"], fouled=bool(row["fouled"]), royalties=row["royalties"],
+        fantasyland=bool(row["fantasyland"]), surrendered=bool(row["surrendered"]),
+        natural=row["natural"], is_bot=bool(row["is_bot"]), counted=bool(row["counted"]),
+    )
+
+
+def _audit_of(row: sqlite3.Row) -> AuditEntry:
+    return AuditEntry(
+        id=row["id"], guild_id=row["guild_id"], by_user_id=row["by_user_id"],
+        user_id=row["user_id"], amount=row["amount"], reason=row["reason"],
+        balance_after=row["balance_after"], created_at=row["created_at"],
+    )
+
+
+_SEAT_SELECT = """
+    SELECT s.*,
+           CASE WHEN s.is_bot THEN 0 ELSE COALESCE((
+               SELECT SUM(l.amount) FROM ledger l
+               WHERE l.table_id = s.table_id AND l.user_id = s.user_id AND l.account = 'stack'
+           ), 0) END AS stack
+    FROM seats s
+"""
+
+
+# --------------------------------------------------------------------------- the store
+
+
+class Store:
+    """Open with ``await Store.open(path)`` (``":memory:"`` works); ``await store.close()``."""
+
+    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
+        self._db = db
+        self._lock = asyncio.Lock()
+        self.path = path
+
+    # ---------------------------------------------------------------- lifecycle
+
+    @classmethod
+    async def open(cls, path: str | PathLike[str]) -> Store:
+        """Connect, turn on WAL and foreign keys, and apply pending migrations."""
+        location = str(path)
+        db = await aiosqlite.connect(location, isolation_level=None)
+        try:
+            db.row_factory = sqlite3.Row
+            await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute("PRAGMA busy_timeout = 5000")
+            await db.execute("PRAGMA journal_mode = WAL")
+            store = cls(db, location)
+            await store._migrate()
+        except BaseException:
+            await db.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._db.close()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def schema_version(self) -> int:
+        async with self._lock:
+            return int(await self._scalar("PRAGMA user_version"))
+
+    async def _migrate(self) -> None:
+        migrations = load_migrations()
+        latest = migrations[-1][0] if migrations else 0
+        async with self._lock:
+            current = int(await self._scalar("PRAGMA user_version"))
+            if current > latest:
+                raise StoreError(
+                    f"The database is at schema version {current}, newer than this bot "
+                    f"({latest}). Update the bot."
+                )
+            for number, _name, sql in migrations:
+                if number <= current:
+                    continue
+                await self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    # another process may have migrated while we waited for the write lock
+                    if int(await self._scalar("PRAGMA user_version")) < number:
+                        for statement in split_statements(sql):
+                            await self._db.execute(statement)
+                        await self._db.execute(f"PRAGMA user_version = {number:d}")
+                except BaseException:
+                    await self._db.rollback()
+                    raise
+                await self._db.commit()
+                current = number
+
+    # ---------------------------------------------------------------- low level
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[None]:
+        """Lock + ``BEGIN IMMEDIATE``; commit on success, roll back on any exception."""
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                await self._db.rollback()
+                raise
+            await self._db.commit()
+
+    async def _one(self, sql: str, params: _Params = ()) -> sqlite3.Row | None:
+        async with self._db.execute(sql, params) as cursor:
+            row: sqlite3.Row | None = await cursor.fetchone()
+            return row
+
+    async def _all(self, sql: str, params: _Params = ()) -> list[sqlite3.Row]:
+        async with self._db.execute(sql, params) as cursor:
+            return list(await cursor.fetchall())
+
+    async def _scalar(self, sql: str, params: _Params = ()) -> Any:
+        row = await self._one(sql, params)
+        return None if row is None else row[0]
+
+    async def _insert(self, sql: str, params: _Params = ()) -> int:
+        async with self._db.execute(sql, params) as cursor:
+            rowid = cursor.lastrowid
+        assert rowid is not None
+        return rowid
+
+    async def _ledger(
+        self, guild_id: int, user_id: int, account: str, kind: str, amount: int, now: float,
+        *, table_id: int | None = None, seat_id: int | None = None, hand_id: int | None = None,
+        audit_id: int | None = None,
+    ) -> None:
+        await self._db.execute(
+            "INSERT INTO ledger (guild_id, user_id, account, kind, amount, table_id, seat_id,"
+            " hand_id, audit_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (guild_id, user_id, account, kind, amount, table_id, seat_id, hand_id, audit_id, now),
+        )
+
+    async def _balance(self, guild_id: int, user_id: int) -> int:
+        return int(await self._scalar(
+            "SELECT COALESCE(SUM(amount), 0) FROM ledger"
+            " WHERE guild_id = ? AND user_id = ? AND account = 'balance'",
+            (guild_id, user_id),
+        ))
+
+    async def _stack(self, table_id: int, user_id: int) -> int:
+        return int(await self._scalar(
+            "SELECT COALESCE(SUM(amount), 0) FROM ledger"
+            " WHERE table_id = ? AND user_id = ? AND account = 'stack'",
+            (table_id, user_id),
+        ))
+
+    async def _settings(self, guild_id: int) -> ServerSettings:
+        row = await self._one("SELECT * FROM servers WHERE guild_id = ?", (guild_id,))
+        return ServerSettings(guild_id=guild_id) if row is None else _settings_of(row)
+
+    async def _table(self, table_id: int) -> TableRow | None:
+        row = await self._one("SELECT * FROM tables WHERE id = ?", (table_id,))
+        return None if row is None else _table_of(row)
+
+    async def _active_seat(self, table_id: int, seat_no: int) -> SeatRow | None:
+        row = await self._one(
+            _SEAT_SELECT + " WHERE s.table_id = ? AND s.seat_no = ? AND s.left_at IS NULL",
+            (table_id, seat_no),
+        )
+        return None if row is None else _seat_of(row)
+
+    async def _hand(self, hand_id: int) -> HandRow | None:
+        row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,))
+        return None if row is None else _hand_of(row)
+
+    async def _ensure_player(
+        self, guild_id: int, user_id: int, name: str | None, now: float
+    ) -> Player:
+        """Inside a write transaction: create the player (with the start balance) if new,
+        update the display name when one is given."""
+        row = await self._one(
+            "SELECT * FROM players WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+        )
+        is_new = row is None
+        if row is None:
+            await self._db.execute(
+                "INSERT INTO players (guild_id, user_id, name, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (guild_id, user_id, name or "", now, now),
+            )
+            start = (await self._settings(guild_id)).start_balance
+            if start:
+                await self._ledger(guild_id, user_id, "balance", "start", start, now)
+            created_at, stored_name = now, name or ""
+        else:
+            created_at, stored_name = row["created_at"], row["name"]
+            if name is not None and name != stored_name:
+                await self._db.execute(
+                    "UPDATE players SET name = ?, updated_at = ? WHERE guild_id = ? AND user_id = ?",
+                    (name, now, guild_id, user_id),
+                )
+                stored_name = name
+        return Player(
+            guild_id=guild_id, user_id=user_id, name=stored_name,
+            balance=await self._balance(guild_id, user_id), created_at=created_at, is_new=is_new,
+        )
+
+    # ---------------------------------------------------------------- servers
+
+    async def get_settings(self, guild_id: int) -> ServerSettings:
+        """The server's settings, or the defaults when it never changed any."""
+        async with self._lock:
+            return await self._settings(_id(guild_id, "guild_id"))
+
+    async def update_settings(
+        self, guild_id: int, *, now: float | None = None, **changes: int | None
+    ) -> ServerSettings:
+        """Change some settings (names: ``models.SETTING_NAMES``); returns the new settings.
+        Unknown names and invalid values raise StoreError and change nothing."""
+        guild_id = _id(guild_id, "guild_id")
+        for key in changes:
+            if key not in SETTING_NAMES:
+                raise StoreError(
+                    f"Unknown setting {key!r}. Settings: {', '.join(SETTING_NAMES)}."
+                )
+        clean: dict[str, int | None] = {}
+        for key, value in changes.items():
+            if key == "admin_role_id":
+                clean[key] = None if value is None else _id(value, key)
+                continue
+            label = key.replace("_", " ")
+            number = _whole(value, f"The {label}")
+            if key == "default_timer" and not 1 <= number <= 86_400:
+                raise StoreError("The timer must be between 1 and 86400 seconds.")
+            if number < 0:
+                raise StoreError(f"The {label} cannot be negative.")
+            clean[key] = number
+        when = _now(now)
+        async with self._write():
+            current = await self._settings(guild_id)
+            values: dict[str, Any] = {name: getattr(current, name) for name in SETTING_NAMES}
+            values.update(clean)
+            if values["default_buyin"] > values["max_buyin"]:
+                raise StoreError(
+                    f"The default buy-in ({_units(values['default_buyin'])}) cannot be above "
+                    f"the maximum buy-in ({_units(values['max_buyin'])})."
+                )
+            columns = ", ".join(SETTING_NAMES)
+            marks = ", ".join("?" for _ in SETTING_NAMES)
+            updates = ", ".join(f"{name} = excluded.{name}" for name in SETTING_NAMES)
+            await self._db.execute(
+                f"INSERT INTO servers (guild_id, {columns}, updated_at) VALUES (?, {marks}, ?)"
+                f" ON CONFLICT (guild_id) DO UPDATE SET {updates}, updated_at = excluded.updated_at",
+                (guild_id, *(values[name] for name in SETTING_NAMES), when),
+            )
+            return await self._settings(guild_id)
+
+    # ---------------------------------------------------------------- players and money
+
+    async def ensure_player(
+        self, guild_id: int, user_id: int, name: str, *, now: float | None = None
+    ) -> Player:
+        """The player, created with the server's start balance (ledger 'start') the first
+        time; the display name is updated on every call."""
+        guild_id, user_id = _id(guild_id, "guild_id"), _id(user_id, "user_id")
+        async with self._write():
+            return await self._ensure_player(guild_id, user_id, str(name), _now(now))
+
+    async def get_player(self, guild_id: int, user_id: int) -> Player | None:
+        """The player, or None if they never appeared in the server (creates nothing)."""
+        async with self._lock:
+            row = await self._one(
+                "SELECT * FROM players WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+            )
+            if row is None:
+                return None
+            return Player(
+                guild_id=guild_id, user_id=user_id, name=row["name"],
+                balance=await self._balance(guild_id, user_id), created_at=row["created_at"],
+            )
+
+    async def balance(self, guild_id: int, user_id: int) -> int:
+        """Wallet units (not at a table).  0 for a player who never appeared: call
+        ``ensure_player`` first to give the start balance."""
+        async with self._lock:
+            return await self._balance(_id(guild_id, "guild_id"), _id(user_id, "user_id"))
+
+    async def grant(
+        self, guild_id: int, user_id: int, amount: int, by_user_id: int, reason: str = "",
+        *, now: float | None = None,
+    ) -> int:
+        """Add (or with a negative amount, remove) units; audit-logged.  The wallet may not go
+        below 0 (InsufficientFunds).  A user who never appeared is created first (start
+        balance).  Returns the new balance."""
+        guild_id, user_id = _id(guild_id, "guild_id"), _id(user_id, "user_id")
+        by_user_id = _id(by_user_id, "by_user_id")
+        amount = _whole(amount, "The amount")
+        if amount == 0:
+            raise StoreError("The amount cannot be zero.")
+        when = _now(now)
+        async with self._write():
+            player = await self._ensure_player(guild_id, user_id, None, when)
+            after = player.balance + amount
+            if after < 0:
+                raise InsufficientFunds(
+                    f"They have {_units(player.balance)}; you cannot remove {_units(-amount)}.",
+                    have=player.balance, need=-amount,
+                )
+            audit_id = await self._insert(
+                "INSERT INTO audit (guild_id, by_user_id, user_id, amount, reason, balance_after,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (guild_id, by_user_id, user_id, amount, str(reason), after, when),
+            )
+            await self._ledger(
+                guild_id, user_id, "balance", "grant", amount, when, audit_id=audit_id
+            )
+            return after
+
+    async def audit_log(self, guild_id: int, limit: int = 20) -> list[AuditEntry]:
+        """Grants in the server, newest first."""
+        async with self._lock:
+            rows = await self._all(
+                "SELECT * FROM audit WHERE guild_id = ? ORDER BY id DESC LIMIT ?",
+                (_id(guild_id, "guild_id"), max(0, int(limit))),
+            )
+        return [_audit_of(row) for row in rows]
+
+    # ---------------------------------------------------------------- tables
+
+    async def create_table(
+        self, guild_id: int, channel_id: int, creator_id: int, rules_json: Mapping[str, Any],
+        stake: int, buyin: int, max_seats: int, now: float | None = None,
+    ) -> TableRow:
+        """A new open table.  TableExists when the channel already has one that is not
+        closed; StoreError when stake/buy-in break the server's limits."""
+        guild_id, channel_id = _id(guild_id, "guild_id"), _id(channel_id, "channel_id")
+        creator_id = _id(creator_id, "creator_id")
+        stake, buyin = _whole(stake, "The stake"), _whole(buyin, "The buy-in")
+        max_seats = _whole(max_seats, "The number of seats")
+        if stake < 0:
+            raise StoreError("The stake cannot be negative.")
+        if buyin < 0:
+            raise StoreError("The buy-in cannot be negative.")
+        if not 1 <= max_seats <= 10:
+            raise StoreError("A table has between 1 and 10 seats.")
+        rules = _dumps(dict(rules_json))
+        when = _now(now)
+        async with self._write():
+            settings = await self._settings(guild_id)
+            if stake > settings.max_stake:
+                raise StoreError(
+                    f"The stake can be at most {_units(settings.max_stake)} per point here."
+                )
+            if buyin > settings.max_buyin:
+                raise StoreError(f"The buy-in can be at most {_units(settings.max_buyin)} here.")
+            existing = await self._scalar(
+                "SELECT id FROM tables WHERE channel_id = ? AND status != 'closed'", (channel_id,)
+            )
+            if existing is not None:
+                raise TableExists(
+                    "There is already a table in this channel.", table_id=int(existing)
+                )
+            try:
+                table_id = await self._insert(
+                    "INSERT INTO tables (guild_id, channel_id, creator_id, rules, stake, buyin,"
+                    " max_seats, status, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                    (guild_id, channel_id, creator_id, rules, stake, buyin, max_seats, when, when),
+                )
+            except sqlite3.IntegrityError as exc:  # the partial unique index, belt and braces
+                raise TableExists(
+                    "There is already a table in this channel.", table_id=None
+                ) from exc
+            table = await self._table(table_id)
+            assert table is not None
+            return table
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        async with self._lock:
+            return await self._table(_id(table_id, "table_id"))
+
+    async def table_in_channel(self, channel_id: int) -> TableRow | None:
+        """The channel's table that is not closed (open or closing), if any."""
+        async with self._lock:
+            row = await self._one(
+                "SELECT * FROM tables WHERE channel_id = ? AND status != 'closed'",
+                (_id(channel_id, "channel_id"),),
+            )
+        return None if row is None else _table_of(row)
+
+    async def open_tables(self, guild_id: int | None = None) -> list[TableRow]:
+        """Tables open or closing (restart recovery), oldest first; all servers by default."""
+        async with self._lock:
+            if guild_id is None:
+                rows = await self._all(
+                    "SELECT * FROM tables WHERE status != 'closed' ORDER BY id"
+                )
+            else:
+                rows = await self._all(
+                    "SELECT * FROM tables WHERE status != 'closed' AND guild_id = ? ORDER BY id",
+                    (_id(guild_id, "guild_id"),),
+                )
+        return [_table_of(row) for row in rows]
+
+    async def update_table(
+        self, table_id: int, *, now: float | None = None, **fields: Any
+    ) -> TableRow:
+        """Change ``status`` ('open'|'closing'|'closed'), ``message_id``, ``button``,
+        ``hand_no`` or ``extra`` (a JSON object, replaced whole).  Returns the new row.
+
+        Closing (``status='closed'``) is final and, in the same transaction, aborts a hand
+        still playing (no units move), cashes out every seat still there and marks all
+        seats left.  To know each amount, ``unseat_player`` the seats before closing."""
+        table_id = _id(table_id, "table_id")
+        for key in fields:
+            if key not in _TABLE_FIELDS:
+                raise ValueError(f"update_table: unknown field {key!r}")
+        sets: dict[str, Any] = {}
+        if "status" in fields:
+            if fields["status"] not in TABLE_STATUSES:
+                raise ValueError(f"table status must be one of {TABLE_STATUSES}")
+            sets["status"] = fields["status"]
+        if "message_id" in fields:
+            sets["message_id"] = (
+                None if fields["message_id"] is None else _id(fields["message_id"], "message_id")
+            )
+        for key in ("button", "hand_no"):
+            if key in fields:
+                sets[key] = _id(fields[key], key)
+        if "extra" in fields:
+            sets["extra"] = _dumps(dict(fields["extra"]))
+        when = _now(now)
+        async with self._write():
+            table = await self._table(table_id)
+            if table is None:
+                raise NotFound("That table no longer exists.")
+            if table.status == "closed" and sets.get("status", "closed") != "closed":
+                raise TableClosed("This table is closed.")
+            closing = sets.get("status") == "closed" and table.status != "closed"
+            if closing:
+                await self._close_table(table, when)
+                sets["closed_at"] = when
+            if sets:
+                sets["updated_at"] = when
+                assignments = ", ".join(f"{key} = ?" for key in sets)
+                await self._db.execute(
+                    f"UPDATE tables SET {assignments} WHERE id = ?", (*sets.values(), table_id)
+                )
+            updated = await self._table(table_id)
+            assert updated is not None
+            return updated
+
+    async def _close_table(self, table: TableRow, now: float) -> None:
+        await self._db.execute(
+            "UPDATE hands SET status = 'aborted', finished_at = ?, updated_at = ?, deadline = NULL"
+            " WHERE table_id = ? AND status = 'playing'",
+            (now, now, table.id),
+        )
+        rows = await self._all(
+            _SEAT_SELECT + " WHERE s.table_id = ? AND s.left_at IS NULL ORDER BY s.seat_no",
+            (table.id,),
+        )
+        for row in rows:
+            await self._unseat(_seat_of(row), now)
+
+    # ---------------------------------------------------------------- seats
+
+    async def seat_player(
+        self, table_id: int, seat_no: int, guild_id: int, user_id: int, name: str, buyin: int,
+        now: float | None = None, is_bot: bool = False, bot_level: str | int | None = None,
+    ) -> SeatRow:
+        """Sit a human (moving ``buyin`` units from the wallet to the table stack: ledger
+        'buyin' -buyin balance / +buyin stack, one transaction) or a bot (no units; the
+        stack stays 0 and ``buyin`` is only recorded).  Seat numbers are any int >= 0; at
+        most ``max_seats`` seats are taken.  Errors: InsufficientFunds, AlreadySeated,
+        SeatTaken, TableFull, TableClosed, NotFound."""
+        table_id, guild_id = _id(table_id, "table_id"), _id(guild_id, "guild_id")
+        user_id = _id(user_id, "user_id")
+        seat_no = _whole(seat_no, "The seat number")
+        buyin = _whole(buyin, "The buy-in")
+        if seat_no < 0:
+            raise StoreError("The seat number cannot be negative.")
+        if buyin < 0:
+            raise StoreError("The buy-in cannot be negative.")
+        when = _now(now)
+        async with self._write():
+            table = await self._table(table_id)
+            if table is None:
+                raise NotFound("That table no longer exists.")
+            if table.guild_id != guild_id:
+                raise ValueError(f"table {table_id} belongs to guild {table.guild_id}")
+            if table.status != "open":
+                raise TableClosed(f"This table is {table.status}; nobody can sit down.")
+            seated = await self._all(
+                "SELECT seat_no, user_id FROM seats WHERE table_id = ? AND left_at IS NULL",
+                (table_id,),
+            )
+            if any(row["user_id"] == user_id for row in seated):
+                raise AlreadySeated(
+                    "That bot is already at this table." if is_bot
+                    else "You are already sitting at this table."
+                )
+            if any(row["seat_no"] == seat_no for row in seated):
+                raise SeatTaken(f"Seat {seat_no} is taken.")
+            if len(seated) >= table.max_seats:
+                raise TableFull("This table is full.")
+            if not is_bot:
+                player = await self._ensure_player(guild_id, user_id, str(name), when)
+                if player.balance < buyin:
+                    raise InsufficientFunds(
+                        f"You have {_units(player.balance)}; the buy-in is {buyin}.",
+                        have=player.balance, need=buyin,
+                    )
+            try:
+                seat_id = await self._insert(
+                    "INSERT INTO seats (table_id, seat_no, guild_id, user_id, name, is_bot,"
+                    " bot_level, buyin, joined_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (table_id, seat_no, guild_id, user_id, str(name), int(bool(is_bot)),
+                     bot_level, buyin, when),
+                )
+            except sqlite3.IntegrityError as exc:  # the partial unique indexes
+                raise SeatTaken(f"Seat {seat_no} is taken.") from exc
+            if not is_bot and buyin:
+                await self._ledger(guild_id, user_id, "balance", "buyin", -buyin, when,
+                                   table_id=table_id, seat_id=seat_id)
+                await self._ledger(guild_id, user_id, "stack", "buyin", buyin, when,
+                                   table_id=table_id, seat_id=seat_id)
+            seat = await self._active_seat(table_id, seat_no)
+            assert seat is not None
+            return seat
+
+    async def seats(self, table_id: int) -> list[SeatRow]:
+        """Seats still taken (not left), by seat number, with the ledger stack."""
+        async with self._lock:
+            rows = await self._all(
+                _SEAT_SELECT + " WHERE s.table_id = ? AND s.left_at IS NULL ORDER BY s.seat_no",
+                (_id(table_id, "table_id"),),
+            )
+        return [_seat_of(row) for row in rows]
+
+    async def update_seat(self, table_id: int, seat_no: int, **fields: Any) -> SeatRow:
+        """Change ``sitting_out`` / ``leaving`` (bools), ``name`` or ``bot_level`` of a
+        taken seat.  Returns the new row; NotFound if nobody sits there."""
+        table_id, seat_no = _id(table_id, "table_id"), _id(seat_no, "seat_no")
+        for key in fields:
+            if key not in _SEAT_FIELDS:
+                raise ValueError(f"update_seat: unknown field {key!r}")
+        sets: dict[str, Any] = {}
+        for key in ("sitting_out", "leaving"):
+            if key in fields:
+                sets[key] = int(bool(fields[key]))
+        if "name" in fields:
+            sets["name"] = str(fields["name"])
+        if "bot_level" in fields:
+            sets["bot_level"] = fields["bot_level"]
+        async with self._write():
+            seat = await self._active_seat(table_id, seat_no)
+            if seat is None:
+                raise NotFound(f"Nobody sits in seat {seat_no}.")
+            if sets:
+                assignments = ", ".join(f"{key} = ?" for key in sets)
+                await self._db.execute(
+                    f"UPDATE seats SET {assignments} WHERE id = ?", (*sets.values(), seat.id)
+                )
+            updated = await self._active_seat(table_id, seat_no)
+            assert updated is not None
+            return updated
+
+    async def unseat_player(
+        self, table_id: int, seat_no: int, now: float | None = None, *, force: bool = False
+    ) -> int:
+        """Cash out the seat's stack to the wallet (ledger 'cashout', one transaction) and
+        mark the seat left; returns the amount.  While a hand is playing at the table a
+        human cannot leave (HandInProgress: set ``leaving`` instead) unless ``force`` - then
+        the caller must keep that player out of the hand's movements."""
+        table_id, seat_no = _id(table_id, "table_id"), _id(seat_no, "seat_no")
+        when = _now(now)
+        async with self._write():
+            seat = await self._active_seat(table_id, seat_no)
+            if seat is None:
+                raise NotFound(f"Nobody sits in seat {seat_no}.")
+            if not seat.is_bot and not force:
+                playing = await self._scalar(
+                    "SELECT number FROM hands WHERE table_id = ? AND status = 'playing'",
+                    (table_id,),
+                )
+                if playing is not None:
+                    raise HandInProgress(
+                        f"Hand #{playing} is in progress; you will leave when it ends."
+                    )
+            return await self._unseat(seat, when)
+
+    async def _unseat(self, seat: SeatRow, now: float) -> int:
+        amount = 0 if seat.is_bot else await self._stack(seat.table_id, seat.user_id)
+        if amount < 0:  # cannot happen: finish_hand refuses to overdraw a stack
+            raise StoreError(f"Seat {seat.seat_no} has a negative stack ({amount}).")
+        if amount:
+            await self._ledger(seat.guild_id, seat.user_id, "stack", "cashout", -amount, now,
+                               table_id=seat.table_id, seat_id=seat.id)
+            await self._ledger(seat.guild_id, seat.user_id, "balance", "cashout", amount, now,
+                               table_id=seat.table_id, seat_id=seat.id)
+        await self._db.execute("UPDATE seats SET left_at = ? WHERE id = ?", (now, seat.id))
+        return amount
+
+    async def stack(self, table_id: int, user_id: int) -> int:
+        """The user's units at the table (0 after cashing out)."""
+        async with self._lock:
+            return await self._stack(_id(table_id, "table_id"), _id(user_id, "user_id"))
+
+    # ---------------------------------------------------------------- hands
+
+    async def create_hand(
+        self, table_id: int, number: int, seed: str, rules_json: Mapping[str, Any],
+        state_json: Mapping[str, Any], now: float | None = None, deadline: float | None = None,
+    ) -> HandRow:
+        """Start hand ``number`` at the table (also sets ``tables.hand_no``).
+        HandInProgress if a hand is still playing there; StoreError if the number is used."""
+        table_id, number = _id(table_id, "table_id"), _id(number, "number")
+        rules, state = _dumps(dict(rules_json)), _dumps(dict(state_json))
+        when = _now(now)
+        async with self._write():
+            table = await self._table(table_id)
+            if table is None:
+                raise NotFound("That table no longer exists.")
+            if table.status == "closed":
+                raise TableClosed("This table is closed.")
+            playing = await self._scalar(
+                "SELECT number FROM hands WHERE table_id = ? AND status = 'playing'", (table_id,)
+            )
+            if playing is not None:
+                raise HandInProgress(f"Hand #{playing} is still in progress.")
+            try:
+                hand_id = await self._insert(
+                    "INSERT INTO hands (table_id, number, seed, rules, state, log, status,"
+                    " deadline, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, '[]', 'playing', ?, ?, ?)",
+                    (table_id, number, str(seed), rules, state, deadline, when, when),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"Hand #{number} already exists at this table.") from exc
+            await self._db.execute(
+                "UPDATE tables SET hand_no = MAX(hand_no, ?), updated_at = ? WHERE id = ?",
+                (number, when, table_id),
+            )
+            hand = await self._hand(hand_id)
+            assert hand is not None
+            return hand
+
+    async def save_hand_state(
+        self, hand_id: int, state_json: Mapping[str, Any], log_json: Sequence[Any],
+        deadline: float | None, now: float | None = None,
+    ) -> None:
+        """Replace the state and action log of a playing hand (StoreError once it ended)."""
+        hand_id = _id(hand_id, "hand_id")
+        state, log = _dumps(dict(state_json)), _dumps(list(log_json))
+        when = _now(now)
+        async with self._write():
+            status = await self._scalar("SELECT status FROM hands WHERE id = ?", (hand_id,))
+            if status is None:
+                raise NotFound("That hand no longer exists.")
+            if status != "playing":
+                raise StoreError(f"That hand is already over ({status}).")
+            await self._db.execute(
+                "UPDATE hands SET state = ?, log = ?, deadline = ?, updated_at = ? WHERE id = ?",
+                (state, log, deadline, when, hand_id),
+            )
+
+    async def current_hand(self, table_id: int) -> HandRow | None:
+        """The table's playing hand, if any."""
+        async with self._lock:
+            row = await self._one(
+                "SELECT * FROM hands WHERE table_id = ? AND status = 'playing'",
+                (_id(table_id, "table_id"),),
+            )
+        return None if row is None else _hand_of(row)
+
+    async def get_hand(self, hand_id: int) -> HandRow | None:
+        async with self._lock:
+            return await self._hand(_id(hand_id, "hand_id"))
+
+    async def finish_hand(
+        self, hand_id: int, final_state_json: Mapping[str, Any], results: Sequence[HandResult],
+        movements: Mapping[int, int], now: float | None = None,
+        *, log_json: Sequence[Any] | None = None,
+    ) -> HandRow:
+        """Settle a hand in ONE transaction: status 'done', final state (and log, if given),
+        the results, and one ledger row (account 'stack', kind 'hand') per non-zero movement.
+
+        ValueError (nothing written) when the movements do not sum to 0, disagree with the
+        results (a counted human's ``units`` must equal their movement; practice results
+        have units 0; bots and uncounted seats move nothing), name a user not seated at the
+        table, or would take a stack below 0.  AlreadyApplied (nothing written) when the hand
+        was settled before: treat it as success."""
+        hand_id = _id(hand_id, "hand_id")
+        moves: dict[int, int] = {}
+        for user, amount in movements.items():
+            moves[_id(user, "movement user id")] = _id(amount, "movement amount")
+        if sum(moves.values()) != 0:
+            raise ValueError(f"hand {hand_id}: movements sum to {sum(moves.values())}, not 0")
+        self._check_results(hand_id, results, moves)
+        state = _dumps(dict(final_state_json))
+        log = None if log_json is None else _dumps(list(log_json))
+        when = _now(now)
+        async with self._write():
+            hand = await self._hand(hand_id)
+            if hand is None:
+                raise NotFound("That hand no longer exists.")
+            if hand.status == "done" or await self._scalar(
+                "SELECT 1 FROM hand_settlements WHERE hand_id = ?", (hand_id,)
+            ):
+                raise AlreadyApplied(
+                    f"Hand #{hand.number} was already settled.", hand_id=hand_id
+                )
+            if hand.status != "playing":
+                raise StoreError(f"Hand #{hand.number} was {hand.status}; it cannot be settled.")
+            table = await self._table(hand.table_id)
+            assert table is not None
+            for user, amount in moves.items():
+                if amount == 0:
+                    continue
+                seated = await self._one(
+                    "SELECT is_bot FROM seats WHERE table_id = ? AND user_id = ?"
+                    " AND left_at IS NULL",
+                    (table.id, user),
+                )
+                if seated is None or seated["is_bot"]:
+                    raise ValueError(
+                        f"hand {hand_id}: user {user} moves {amount} units but is not a human"
+                        f" seated at table {table.id}"
+                    )
+                stack = await self._stack(table.id, user)
+                if stack + amount < 0:
+                    raise ValueError(
+                        f"hand {hand_id}: user {user} would lose {-amount} units with a stack"
+                        f" of {stack}"
+                    )
+            try:
+                await self._db.execute(
+                    "INSERT INTO hand_settlements (hand_id, applied_at) VALUES (?, ?)",
+                    (hand_id, when),
+                )
+                for user, amount in sorted(moves.items()):
+                    if amount:
+                        await self._ledger(table.guild_id, user, "stack", "hand", amount, when,
+                                           table_id=table.id, hand_id=hand_id)
+            except sqlite3.IntegrityError as exc:
+                raise AlreadyApplied(
+                    f"Hand #{hand.number} was already settled.", hand_id=hand_id
+                ) from exc
+            for result in results:
+                await self._db.execute(
+                    "INSERT INTO results (hand_id, seat_no, user_id, guild_id, name, points,"
+                    " units, fouled, royalties, fantasyland, surrendered, natural, is_bot,"
+                    " counted, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (hand_id, result.seat_no, result.user_id, table.guild_id, result.name,
+                     result.points, result.units, int(result.fouled), result.royalties,
+                     int(result.fantasyland), int(result.surrendered), result.natural,
+                     int(result.is_bot), int(result.counted), when),
+                )
+            seq = int(await self._scalar("SELECT COALESCE(MAX(id), 0) FROM ledger"))
+            await self._db.execute(
+                "UPDATE hands SET status = 'done', state = ?, log = COALESCE(?, log),"
+                " deadline = NULL, finished_at = ?, updated_at = ?, ledger_seq = ? WHERE id = ?",
+                (state, log, when, when, seq, hand_id),
+            )
+            done = await self._hand(hand_id)
+            assert done is not None
+            return done
+
+    @staticmethod
+    def _check_results(
+        hand_id: int, results: Sequence[HandResult], moves: Mapping[int, int]
+    ) -> None:
+        seats_seen: set[int] = set()
+        users_seen: set[int] = set()
+        for result in results:
+            if not isinstance(result, HandResult):
+                raise ValueError(f"hand {hand_id}: results must be HandResult, got {result!r}")
+            _id(result.user_id, "result user_id")
+            _id(result.seat_no, "result seat_no")
+            _id(result.points, "result points")
+            _id(result.units, "result units")
+            _id(result.royalties, "result royalties")
+            if result.seat_no in seats_seen or result.user_id in users_seen:
+                raise ValueError(f"hand {hand_id}: two results for seat/user {result}")
+            seats_seen.add(result.seat_no)
+            users_seen.add(result.user_id)
+            moved = moves.get(result.user_id, 0)
+            if not result.counted and result.units != 0:
+                raise ValueError(f"hand {hand_id}: practice result with units: {result}")
+            if (result.is_bot or not result.counted) and moved != 0:
+                raise ValueError(
+                    f"hand {hand_id}: user {result.user_id} is a bot or not counted but moves"
+                    f" {moved} units"
+                )
+            if result.counted and not result.is_bot and result.units != moved:
+                raise ValueError(
+                    f"hand {hand_id}: user {result.user_id} result units {result.units}"
+                    f" != movement {moved}"
+                )
+        for user, amount in moves.items():
+            if amount and user not in users_seen:
+                raise ValueError(f"hand {hand_id}: user {user} moves {amount} but has no result")
+
+    async def history(self, table_id: int, count: int = 5) -> list[tuple[HandRow, list[HandResult]]]:
+        """The table's last ``count`` settled hands, newest first, results by seat."""
+        async with self._lock:
+            hand_rows = await self._all(
+                "SELECT * FROM hands WHERE table_id = ? AND status = 'done'"
+                " ORDER BY number DESC, id DESC LIMIT ?",
+                (_id(table_id, "table_id"), max(0, int(count))),
+            )
+            out: list[tuple[HandRow, list[HandResult]]] = []
+            for row in hand_rows:
+                results = await self._all(
+                    "SELECT * FROM results WHERE hand_id = ? ORDER BY seat_no", (row["id"],)
+                )
+                out.append((_hand_of(row), [_result_of(r) for r in results]))
+        return out
+
+    # ---------------------------------------------------------------- leaderboards and stats
+
+    async def leaderboard(
+        self, guild_id: int, by: str = "units", since: float | None = None, limit: int = 10
+    ) -> list[LeaderEntry]:
+        """Humans ranked by ``by`` ('units'|'points'|'hands'|'fantasylands') over counted
+        hands finished at or after ``since`` (all time if None).  Units come from the ledger.
+        Ties: more units, then more points, then lower user id."""
+        if by not in LEADERBOARD_KEYS:
+            raise StoreError(f"Leaderboards: {', '.join(LEADERBOARD_KEYS)}.")
+        async with self._lock:
+            rows = await self._all(
+                f"""
+                SELECT r.user_id,
+                       COALESCE(MAX(p.name), MAX(r.name), '') AS name,
+                       COALESCE(SUM(l.amount), 0) AS units,
+                       SUM(r.points) AS points,
+                       COUNT(*) AS hands,
+                       SUM(r.fantasyland) AS fantasylands
+                FROM results r
+                LEFT JOIN ledger l
+                       ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'
+                LEFT JOIN players p ON p.guild_id = r.guild_id AND p.user_id = r.user_id
+                WHERE r.guild_id = ? AND r.counted = 1 AND r.is_bot = 0
+                  AND (? IS NULL OR r.finished_at >= ?)
+                GROUP BY r.user_id
+                ORDER BY {by} DESC, units DESC, points DESC, r.user_id ASC
+                LIMIT ?
+                """,
+                (_id(guild_id, "guild_id"), since, since, max(0, int(limit))),
+            )
+        return [
+            LeaderEntry(user_id=row["user_id"], name=row["name"], units=row["units"],
+                        points=row["points"], hands=row["hands"],
+                        fantasylands=row["fantasylands"])
+            for row in rows
+        ]
+
+    async def player_stats(self, guild_id: int, user_id: int) -> PlayerStats:
+        """Counted hands of a human in a server, the wallet, and units owned after each of
+        the last 30 counted hands (see ``PlayerStats.balance_history``)."""
+        guild_id, user_id = _id(guild_id, "guild_id"), _id(user_id, "user_id")
+        async with self._lock:
+            totals = await self._one(
+                """
+                SELECT COUNT(*) AS hands,
+                       COALESCE(SUM(r.points), 0) AS points,
+                       COALESCE(SUM(l.amount), 0) AS units,
+                       COALESCE(SUM(r.fouled), 0) AS fouls,
+                       COALESCE(SUM(r.fantasyland), 0) AS fantasylands
+                FROM results r
+                LEFT JOIN ledger l
+                       ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'
+                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0
+                """,
+                (guild_id, user_id),
+            )
+            assert totals is not None
+            history = await self._all(
+                """
+                SELECT (SELECT COALESCE(SUM(l.amount), 0) FROM ledger l
+                        WHERE l.guild_id = r.guild_id AND l.user_id = r.user_id
+                          AND l.id <= h.ledger_seq) AS owned
+                FROM results r JOIN hands h ON h.id = r.hand_id
+                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0
+                ORDER BY h.ledger_seq DESC, h.finished_at DESC, h.id DESC
+                LIMIT ?
+                """,
+                (guild_id, user_id, HISTORY_POINTS),
+            )
+            balance = await self._balance(guild_id, user_id)
+            in_play = int(await self._scalar(
+                "SELECT COALESCE(SUM(amount), 0) FROM ledger"
+                " WHERE guild_id = ? AND user_id = ? AND account = 'stack'",
+                (guild_id, user_id),
+            ))
+            name = await self._scalar(
+                "SELECT name FROM players WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
+            )
+        return PlayerStats(
+            hands=totals["hands"], points=totals["points"], units=totals["units"],
+            fouls=totals["fouls"], fantasylands=totals["fantasylands"], balance=balance,
+            balance_history=[row["owned"] for row in reversed(history)],
+            in_play=in_play, name=name or "",
+        )
+
+    # ---------------------------------------------------------------- checks
+
+    async def total_units(self, guild_id: int) -> tuple[int, int]:
+        """``(units owned in the server, units ever given)``: wallets + stacks vs. start
+        balances + grants.  Equal whenever the ledger is consistent."""
+        async with self._lock:
+            row = await self._one(
+                "SELECT COALESCE(SUM(amount), 0) AS owned,"
+                " COALESCE(SUM(CASE WHEN kind IN ('start', 'grant') THEN amount END), 0) AS given"
+                " FROM ledger WHERE guild_id = ?",
+                (_id(guild_id, "guild_id"),),
+            )
+        assert row is not None
+        return int(row["owned"]), int(row["given"])
+
+    async def verify_ledger(self) -> list[str]:
+        """Every inconsistency found, as sentences; ``[]`` when the books are clean."""
+        problems: list[str] = []
+
+        def add(rows: Iterable[sqlite3.Row], template: str) -> None:
+            problems.extend(template.format(**dict(row)) for row in rows)
+
+        async with self._lock:
+            add(await self._all(
+                "SELECT hand_id, SUM(amount) AS total FROM ledger WHERE kind = 'hand'"
+                " GROUP BY hand_id HAVING SUM(amount) != 0"
+            ), "hand {hand_id}: ledger rows sum to {total}, not 0")
+            add(await self._all(
+                "SELECT DISTINCT l.hand_id, h.status FROM ledger l"
+                " LEFT JOIN hands h ON h.id = l.hand_id"
+                " LEFT JOIN hand_settlements s ON s.hand_id = l.hand_id"
+                " WHERE l.kind = 'hand' AND (h.status IS NOT 'done' OR s.hand_id IS NULL)"
+            ), "hand {hand_id}: units moved but the hand is {status} / not settled")
+            add(await self._all(
+                "SELECT h.id AS hand_id FROM hands h"
+                " LEFT JOIN hand_settlements s ON s.hand_id = h.id"
+                " WHERE h.status = 'done' AND s.hand_id IS NULL"
+            ), "hand {hand_id}: done but has no settlement row")
+            add(await self._all(
+                "SELECT guild_id, user_id, SUM(amount) AS total FROM ledger"
+                " WHERE account = 'balance' GROUP BY guild_id, user_id HAVING SUM(amount) < 0"
+            ), "guild {guild_id} user {user_id}: negative balance {total}")
+            add(await self._all(
+                "SELECT table_id, user_id, SUM(amount) AS total FROM ledger"
+                " WHERE account = 'stack' GROUP BY table_id, user_id HAVING SUM(amount) < 0"
+            ), "table {table_id} user {user_id}: negative stack {total}")
+            add(await self._all(
+                "SELECT l.table_id, l.user_id, SUM(l.amount) AS total FROM ledger l"
+                " WHERE l.account = 'stack' GROUP BY l.table_id, l.user_id"
+                " HAVING SUM(l.amount) != 0 AND NOT EXISTS ("
+                "   SELECT 1 FROM seats s WHERE s.table_id = l.table_id"
+                "   AND s.user_id = l.user_id AND s.left_at IS NULL AND s.is_bot = 0)"
+            ), "table {table_id} user {user_id}: {total} units at a table they do not sit at")
+            add(await self._all(
+                "SELECT l.seat_id, l.kind, SUM(l.amount) AS total, COUNT(*) AS n,"
+                " SUM(l.user_id != s.user_id OR l.table_id != s.table_id"
+                "     OR l.guild_id != s.guild_id OR s.id IS NULL) AS wrong"
+                " FROM ledger l LEFT JOIN seats s ON s.id = l.seat_id"
+                " WHERE l.kind IN ('buyin', 'cashout') GROUP BY l.seat_id, l.kind"
+                " HAVING SUM(l.amount) != 0 OR COUNT(*) != 2 OR wrong != 0"
+            ), "seat {seat_id}: {kind} rows do not pair up (sum {total}, {n} rows)")
+            add(await self._all(
+                "SELECT DISTINCT l.seat_id FROM ledger l JOIN seats s ON s.id = l.seat_id"
+                " WHERE s.is_bot = 1"
+            ), "seat {seat_id}: a bot has ledger rows")
+            add(await self._all(
+                "SELECT r.hand_id, r.user_id, r.units, COALESCE(l.amount, 0) AS moved"
+                " FROM results r LEFT JOIN ledger l"
+                "   ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'"
+                " WHERE (r.counted = 1 AND r.is_bot = 0 AND r.units != COALESCE(l.amount, 0))"
+                "    OR ((r.counted = 0 OR r.is_bot = 1) AND l.id IS NOT NULL)"
+            ), "hand {hand_id} user {user_id}: result says {units} units, ledger moved {moved}")
+            add(await self._all(
+                "SELECT l.hand_id, l.user_id, l.amount FROM ledger l"
+                " LEFT JOIN results r ON r.hand_id = l.hand_id AND r.user_id = l.user_id"
+                " WHERE l.kind = 'hand' AND r.hand_id IS NULL"
+            ), "hand {hand_id} user {user_id}: moved {amount} units without a result")
+            add(await self._all(
+                "SELECT a.id AS audit_id, a.amount, COALESCE(SUM(l.amount), 0) AS moved"
+                " FROM audit a LEFT JOIN ledger l ON l.audit_id = a.id AND l.kind = 'grant'"
+                "  AND l.user_id = a.user_id AND l.guild_id = a.guild_id"
+                " GROUP BY a.id HAVING COUNT(l.id) != 1 OR moved != a.amount"
+            ), "grant {audit_id}: audit says {amount} units, ledger moved {moved}")
+            add(await self._all(
+                "SELECT l.id AS ledger_id FROM ledger l LEFT JOIN audit a ON a.id = l.audit_id"
+                " WHERE l.kind = 'grant' AND a.id IS NULL"
+            ), "ledger row {ledger_id}: a grant without an audit entry")
+            add(await self._all(
+                "SELECT t.id AS table_id FROM tables t JOIN seats s ON s.table_id = t.id"
+                " WHERE t.status = 'closed' AND s.left_at IS NULL GROUP BY t.id"
+            ), "table {table_id}: closed but seats are still taken")
+            for row in await self._all("PRAGMA foreign_key_check"):
+                problems.append(
+                    f"foreign key: {row[0]} row {row[1]} points to a missing {row[2]} row"
+                )
+        return problems
