@@ -1,0 +1,57 @@
+"""``ofc-bot``: run the Discord bot (``ofc-bot``), or play in the terminal (``ofc-bot play``)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+NO_TOKEN = """\
+OFC Table needs a Discord bot token to connect (DISCORD_TOKEN is not set).
+
+  1. Open https://discord.com/developers/applications and press "New Application".
+  2. Under "Bot", press "Reset Token" and copy the token.
+  3. Put it in a file named .env next to the Makefile:   DISCORD_TOKEN=your-token
+     (see .env.example for every setting).
+  4. Invite the bot to your server with this URL (replace APP_ID with the
+     application's id from "General Information"):
+     https://discord.com/oauth2/authorize?client_id=APP_ID&scope=bot+applications.commands&permissions=52224
+  5. Run `make run` again.
+
+No Discord at hand? Play against the computer in this terminal:  make play   (ofc-bot play)
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "play":
+        from .play import main as play_main
+
+        return play_main(args[1:])
+    if args and args[0] in ("-h", "--help", "help"):
+        print("usage: ofc-bot            run the Discord bot (settings from the environment/.env)\n"
+              "       ofc-bot play ...   play against the computer in the terminal "
+              "(ofc-bot play --help)")
+        return 0
+    from .settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_env()
+    except SettingsError as e:
+        print(f"Bad setting: {e}", file=sys.stderr)
+        return 2
+    if not settings.discord_token:
+        print(NO_TOKEN, file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    from .app import OFCBot
+
+    bot = OFCBot(settings)
+    bot.run(settings.discord_token, log_handler=None)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

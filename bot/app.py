@@ -1,0 +1,108 @@
+"""The Bot class: discord.py client, store, table service, cogs, central error handling."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from .service import ServiceError, TableService
+from .settings import Settings, apply_discord_endpoints
+from .store import Store
+
+log = logging.getLogger("ofc.bot")
+
+EXTENSIONS = ("cogs.ofc",)
+
+
+def intents() -> discord.Intents:
+    """Only what is needed: guild and channel events.  No message content, no members."""
+    it = discord.Intents.none()
+    it.guilds = True
+    return it
+
+
+class OFCBot(commands.Bot):
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        discord.VoiceClient.warn_nacl = False  # no voice here
+        discord.VoiceClient.warn_dave = False
+        apply_discord_endpoints(settings)
+        options: dict[str, Any] = {
+            "intents": intents(),
+            "help_command": None,
+            "allowed_mentions": discord.AllowedMentions(
+                everyone=False, roles=False, users=True, replied_user=False
+            ),
+        }
+        options.update(kwargs)
+        super().__init__(command_prefix=commands.when_mentioned, **options)
+        self.settings = settings
+        self.store: Store | None = None
+        self.service: TableService | None = None
+        self.service_options: dict[str, Any] = {}
+        self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
+
+    async def setup_hook(self) -> None:
+        self.store = await Store.open(self.settings.database)
+        options = {"next_hand_delay": self.settings.next_hand_delay}
+        options.update(self.service_options)
+        self.service = TableService(self.store, **options)
+        for ext in EXTENSIONS:
+            await self.load_extension(ext)
+        if self.settings.dev_guild_id:
+            guild = discord.Object(id=self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+            log.info("commands synced to guild %s", self.settings.dev_guild_id)
+        resumed = await self.service.recover()
+        log.info("recovered %d open table(s)", len(resumed))
+
+    async def close(self) -> None:
+        if self.service is not None:
+            await self.service.shutdown()
+        await super().close()
+        if self.store is not None:
+            await self.store.close()
+            self.store = None
+
+    async def on_ready(self) -> None:
+        log.info("connected as %s (%s) in %d server(s)", self.user, getattr(self.user, "id", "?"),
+                 len(self.guilds))
+
+    async def on_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await report_error(interaction, getattr(error, "original", error))
+
+
+async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """The one place errors become messages: a user's mistake says what was wrong; anything
+    unexpected is logged with an id that the user sees."""
+    if isinstance(error, ServiceError):
+        text = f"⚠️ {error}"
+    elif isinstance(error, app_commands.MissingPermissions):
+        text = "⚠️ You need the Manage Server permission for that."
+    elif isinstance(error, app_commands.NoPrivateMessage):
+        text = "⚠️ OFC tables live in server channels; use this command in a server."
+    elif isinstance(error, app_commands.CheckFailure):
+        text = f"⚠️ {error}"
+    elif isinstance(error, app_commands.TransformerError):
+        text = f"⚠️ {error}"
+    else:
+        error_id = uuid.uuid4().hex[:8]
+        log.error("unexpected error %s in %s", error_id,
+                  getattr(interaction.command, "qualified_name", interaction.data),
+                  exc_info=error)
+        text = (f"Something went wrong on our side (error id `{error_id}`). "
+                "The table is unchanged; please try again.")
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not deliver an error message to %s", interaction.user)

@@ -1,0 +1,1181 @@
+"""The table service: every table's rules, locks, timers, bots, persistence and recovery.
+
+Cogs call the public coroutines below; each raises ``ServiceError`` (a message for the user)
+or returns a result to show.  Everything that changes a table is written to the store before
+the coroutine returns.  Things that happen on their own (a timer runs out, a bot acts, the
+next hand is dealt, a showdown) are told to a ``Notifier`` that the Discord side implements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError, next_button
+from engine.cards import cards_from_json, cards_to_json
+from engine.hand import Requirement
+from engine.rules import NATURAL_NAMES
+from engine.scoring import Settlement, units_moved
+
+from .store import (
+    AlreadyApplied,
+    HandResult,
+    HandRow,
+    InsufficientFunds,
+    LeaderEntry,
+    PlayerStats,
+    SeatRow,
+    ServerSettings,
+    Store,
+    StoreError,
+    TableRow,
+)
+
+log = logging.getLogger("ofc.service")
+
+BOT_LEVELS = ("easy", "normal", "strong")
+BOT_NAMES = ("Ada", "Turing", "Lovelace", "Hopper", "Knuth", "Dijkstra")
+BOT_USER_BASE = 1_000_000  # bot seats get user ids far below any Discord snowflake
+ROW_NAMES = ("top", "middle", "bottom", "discard")
+PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "all": None}
+
+
+class ServiceError(Exception):
+    """Something the user did that cannot be done; the message says what and what to do."""
+
+
+class Stale(ServiceError):
+    """A panel button for a decision that was already taken."""
+
+
+class Notifier(Protocol):
+    async def table_changed(self, table: TableState) -> None: ...
+
+    async def turn_started(self, table: TableState, seats: list[int]) -> None: ...
+
+    async def fantasyland_dealt(self, table: TableState, seat_no: int) -> None: ...
+
+    async def showdown(self, table: TableState, result: ShowdownResult) -> None: ...
+
+    async def notice(self, table: TableState, text: str) -> None: ...
+
+
+class NullNotifier:
+    async def table_changed(self, table: TableState) -> None:
+        return None
+
+    async def turn_started(self, table: TableState, seats: list[int]) -> None:
+        return None
+
+    async def fantasyland_dealt(self, table: TableState, seat_no: int) -> None:
+        return None
+
+    async def showdown(self, table: TableState, result: ShowdownResult) -> None:
+        return None
+
+    async def notice(self, table: TableState, text: str) -> None:
+        return None
+
+
+@dataclass
+class Draft:
+    """A player's panel selection before Confirm: cards picked in the select, cards assigned."""
+
+    selected: list[Card] = field(default_factory=list)
+    assigned: list[tuple[Card, int]] = field(default_factory=list)  # row 3 = discard
+    presses: list[int] = field(default_factory=list)
+    """How many cards each row press assigned (Undo takes back the last press)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "selected": cards_to_json(self.selected),
+            "assigned": [[str(c), r] for c, r in self.assigned],
+            "presses": list(self.presses),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Draft:
+        return cls(
+            selected=cards_from_json(data.get("selected", [])),
+            assigned=[(c, int(r)) for c, (_, r) in zip(
+                cards_from_json([x[0] for x in data.get("assigned", [])]),
+                data.get("assigned", []), strict=True)],
+            presses=[int(x) for x in data.get("presses", [])],
+        )
+
+
+@dataclass
+class TableState:
+    """A table in memory (mirrors the store)."""
+
+    row: TableRow
+    seats: list[SeatRow]
+    hand: Hand | None = None
+    hand_row: HandRow | None = None
+    hand_seats: list[int] = field(default_factory=list)  # table seat_no per hand seat
+    deadlines: dict[int, float] = field(default_factory=dict)  # hand seat -> unix time
+    drafts: dict[int, Draft] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timer: asyncio.Task[None] | None = None
+    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    last_result: ShowdownResult | None = None
+    bot_keys: set[tuple[int, int, int]] = field(default_factory=set)
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def rules(self) -> Rules:
+        return Rules.from_json(self.row.rules)
+
+    def seat_by_no(self, seat_no: int) -> SeatRow | None:
+        return next((s for s in self.seats if s.seat_no == seat_no), None)
+
+    def seat_of_user(self, user_id: int) -> SeatRow | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+    def hand_seat_of(self, seat_no: int) -> int | None:
+        return self.hand_seats.index(seat_no) if seat_no in self.hand_seats else None
+
+    @property
+    def humans(self) -> list[SeatRow]:
+        return [s for s in self.seats if not s.is_bot]
+
+    @property
+    def bots(self) -> list[SeatRow]:
+        return [s for s in self.seats if s.is_bot]
+
+    @property
+    def practice(self) -> bool:
+        """One human against bots: no units move and nothing counts in leaderboards."""
+        return len(self.humans) <= 1 and bool(self.bots)
+
+    @property
+    def fantasyland_pending(self) -> dict[int, int]:
+        """Seat number -> cards of the fantasyland hand the next deal owes."""
+        return {int(k): int(v) for k, v in self.row.extra.get("fantasyland", {}).items()}
+
+    def name_of(self, hand_seat: int) -> str:
+        seat = self.seat_by_no(self.hand_seats[hand_seat])
+        return seat.name if seat else f"seat {hand_seat}"
+
+
+@dataclass(frozen=True)
+class ShowdownResult:
+    hand_no: int
+    names: tuple[str, ...]
+    user_ids: tuple[int, ...]
+    settlement: Settlement
+    units: tuple[int, ...] | None
+    fantasyland_next: tuple[int, ...]
+    practice: bool
+    rules: Rules
+    natural_cards: tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True)
+class PlaceResult:
+    text: str
+    hand_over: bool
+
+
+@dataclass(frozen=True)
+class PanelState:
+    table_id: int
+    seat_no: int
+    hand_no: int
+    step: int
+    requirement: Requirement | None
+    board: Board
+    draft: Draft
+    fantasyland: bool
+    discards: tuple[Card, ...]
+    waiting_for: str
+    name: str
+
+    @property
+    def remaining(self) -> list[Card]:
+        if self.requirement is None:
+            return []
+        used = {c for c, _ in self.draft.assigned}
+        return [c for c in self.requirement.cards if c not in used]
+
+
+def _seed() -> str:
+    return secrets.token_hex(16)
+
+
+class TableService:
+    def __init__(
+        self,
+        store: Store,
+        notifier: Notifier | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        next_hand_delay: float = 5.0,
+        seed_factory: Callable[[], str] = _seed,
+        deck_factory: Callable[[TableState], Sequence[Card] | None] | None = None,
+        bot_delay: float = 0.0,
+    ) -> None:
+        self.store = store
+        self.notifier: Notifier = notifier or NullNotifier()
+        self.clock = clock
+        self.next_hand_delay = next_hand_delay
+        self.seed_factory = seed_factory
+        self.deck_factory = deck_factory
+        self.bot_delay = bot_delay
+        self.tables: dict[int, TableState] = {}
+        self._by_channel: dict[int, int] = {}
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle / recovery
+    async def recover(self) -> list[TableState]:
+        """Reload every open table; re-arm timers (an expired deadline acts at once)."""
+        resumed = []
+        for row in await self.store.open_tables():
+            t = TableState(row=row, seats=await self.store.seats(row.id))
+            self.tables[row.id] = t
+            self._by_channel[row.channel_id] = row.id
+            hand_row = await self.store.current_hand(row.id)
+            if hand_row is not None:
+                self._load_hand(t, hand_row)
+            resumed.append(t)
+        for t in resumed:
+            async with t.lock:
+                if t.hand is not None:
+                    self._arm(t)
+                    self._schedule_bots(t)
+                elif t.row.status == "closing":
+                    await self._close_now(t)
+                    continue
+                elif t.row.hand_no > 0:
+                    self._spawn(t, self._next_hand_later(t, 0.0))
+            if t.row.status != "closed":
+                await self.notifier.notice(t, "The bot restarted: play resumes where it was.")
+                await self.notifier.table_changed(t)
+        return resumed
+
+    def _load_hand(self, t: TableState, hand_row: HandRow) -> None:
+        st = hand_row.state
+        t.hand = Hand.from_json(st["engine"])
+        t.hand_row = hand_row
+        t.hand_seats = [int(x) for x in st["seats"]]
+        t.deadlines = {int(k): float(v) for k, v in st.get("deadlines", {}).items()}
+        t.drafts = {int(k): Draft.from_json(v) for k, v in st.get("drafts", {}).items()}
+
+    async def shutdown(self) -> None:
+        self._closed = True
+        for t in self.tables.values():
+            if t.timer:
+                t.timer.cancel()
+            for task in list(t.tasks):
+                task.cancel()
+        tasks = [x for t in self.tables.values() for x in [*t.tasks, t.timer] if x is not None]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def rearm(self) -> None:
+        """Re-arm every table's timer from its stored deadlines (after a clock change)."""
+        for t in self.tables.values():
+            if t.timer is not None and not t.timer.done():
+                t.timer.cancel()
+            t.timer = None
+            self._arm(t)
+
+    def _spawn(self, t: TableState, coro: Awaitable[Any]) -> None:
+        if self._closed:
+            close = getattr(coro, "close", None)
+            if close:
+                close()
+            return
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        t.tasks.add(task)
+
+        def done(task: asyncio.Task[Any]) -> None:
+            t.tasks.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                log.error("table %s background task failed", t.id, exc_info=task.exception())
+
+        task.add_done_callback(done)
+
+    # ------------------------------------------------------------------ lookups
+    def table_in_channel(self, channel_id: int) -> TableState:
+        table_id = self._by_channel.get(channel_id)
+        if table_id is None or table_id not in self.tables:
+            raise ServiceError("There is no table in this channel. Open one with `/ofc new`.")
+        return self.tables[table_id]
+
+    def table(self, table_id: int) -> TableState:
+        t = self.tables.get(table_id)
+        if t is None:
+            raise Stale("That table is closed.")
+        return t
+
+    def _my_seat(self, t: TableState, user_id: int) -> SeatRow:
+        seat = t.seat_of_user(user_id)
+        if seat is None:
+            raise ServiceError("You are not seated at this table. Take a seat with `/ofc join`.")
+        return seat
+
+    def _my_hand_seat(self, t: TableState, user_id: int) -> int:
+        seat = self._my_seat(t, user_id)
+        if t.hand is None:
+            raise ServiceError("No hand is being played right now.")
+        hs = t.hand_seat_of(seat.seat_no)
+        if hs is None:
+            raise ServiceError("You are not in this hand; you will be dealt in the next one.")
+        return hs
+
+    # ------------------------------------------------------------------ table admin
+    async def new_table(
+        self, guild_id: int, channel_id: int, user_id: int, name: str, *, variant: str = "ofc",
+        stake: int = 1, buyin: int | None = None, seats: int | None = None,
+        scoring: str | None = None, fantasyland: bool = True, timer: int | None = None,
+        bots: int = 0, bot_level: str = "normal",
+    ) -> TableState:
+        if channel_id in self._by_channel and self._by_channel[channel_id] in self.tables:
+            raise ServiceError("This channel already has a table: `/ofc join` to sit down.")
+        settings = await self.store.get_settings(guild_id)
+        try:
+            rules = Rules(
+                variant=variant,  # type: ignore[arg-type]
+                scoring=scoring,  # type: ignore[arg-type]
+                fantasyland=fantasyland,
+                timer=timer or settings.default_timer,
+                set_timer=max(120, 2 * (timer or settings.default_timer)),
+            )
+        except RulesError as e:
+            raise ServiceError(str(e)) from None
+        max_seats = seats or rules.max_players
+        try:
+            rules.check_players(max_seats)
+        except RulesError as e:
+            raise ServiceError(str(e)) from None
+        if not 0 <= bots < max_seats:
+            raise ServiceError(f"A {max_seats}-seat table has room for at most {max_seats - 1} bots.")
+        if bot_level not in BOT_LEVELS:
+            raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
+        buyin = settings.default_buyin if buyin is None else buyin
+        self._check_money(settings, stake, buyin)
+        player = await self.store.ensure_player(guild_id, user_id, name)
+        if buyin > player.balance:
+            raise ServiceError(
+                f"You have {player.balance} units; the buy-in is {buyin}. "
+                "Choose a smaller `buyin`."
+            )
+        try:
+            row = await self.store.create_table(
+                guild_id, channel_id, user_id, rules.to_json(), stake, buyin, max_seats,
+                self.clock(),
+            )
+        except StoreError as e:
+            raise ServiceError(str(e)) from None
+        t = TableState(row=row, seats=[])
+        self.tables[row.id] = t
+        self._by_channel[channel_id] = row.id
+        async with t.lock:
+            try:
+                await self.store.seat_player(row.id, 0, guild_id, user_id, name, buyin, self.clock())
+            except StoreError as e:
+                await self.store.update_table(row.id, status="closed", now=self.clock())
+                self._forget(t)
+                raise ServiceError(str(e)) from None
+            for _ in range(bots):
+                await self._add_bot(t, bot_level)
+            await self._refresh(t)
+        return t
+
+    @staticmethod
+    def _check_money(settings: ServerSettings, stake: int, buyin: int) -> None:
+        if stake < 0:
+            raise ServiceError("The stake cannot be negative.")
+        if stake > settings.max_stake:
+            raise ServiceError(
+                f"The stake is at most {settings.max_stake} units per point on this server."
+            )
+        if buyin <= 0:
+            raise ServiceError("The buy-in must be at least 1 unit.")
+        if buyin > settings.max_buyin:
+            raise ServiceError(f"The buy-in is at most {settings.max_buyin} units on this server.")
+
+    async def _refresh(self, t: TableState) -> None:
+        row = await self.store.get_table(t.id)
+        if row is not None:
+            t.row = row
+        t.seats = await self.store.seats(t.id)
+
+    def _forget(self, t: TableState) -> None:
+        self.tables.pop(t.id, None)
+        if self._by_channel.get(t.row.channel_id) == t.id:
+            self._by_channel.pop(t.row.channel_id, None)
+        if t.timer:
+            t.timer.cancel()
+
+    def _free_seat(self, t: TableState) -> int:
+        taken = {s.seat_no for s in t.seats}
+        for n in range(t.row.max_seats):
+            if n not in taken:
+                return n
+        raise ServiceError(f"The table is full ({t.row.max_seats} seats).")
+
+    async def join(
+        self, guild_id: int, channel_id: int, user_id: int, name: str, buyin: int | None = None
+    ) -> SeatRow:
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            if t.row.status != "open":
+                raise ServiceError("This table is closing; open a new one with `/ofc new`.")
+            if t.seat_of_user(user_id):
+                raise ServiceError("You are already seated at this table.")
+            settings = await self.store.get_settings(guild_id)
+            amount = t.row.buyin if buyin is None else buyin
+            self._check_money(settings, t.row.stake, amount)
+            seat_no = self._free_seat(t)
+            await self.store.ensure_player(guild_id, user_id, name)
+            try:
+                seat = await self.store.seat_player(
+                    t.id, seat_no, guild_id, user_id, name, amount, self.clock()
+                )
+            except InsufficientFunds as e:
+                raise ServiceError(f"{e} Choose a smaller `buyin`.") from None
+            except StoreError as e:
+                raise ServiceError(str(e)) from None
+            await self._refresh(t)
+        await self.notifier.table_changed(t)
+        return seat
+
+    async def add_bot(self, channel_id: int, user_id: int, level: str) -> SeatRow:
+        t = self.table_in_channel(channel_id)
+        if level not in BOT_LEVELS:
+            raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
+        async with t.lock:
+            self._my_seat(t, user_id)
+            seat = await self._add_bot(t, level)
+            await self._refresh(t)
+        await self.notifier.table_changed(t)
+        return seat
+
+    async def _add_bot(self, t: TableState, level: str) -> SeatRow:
+        await self._refresh(t)
+        seat_no = self._free_seat(t)
+        used = {s.name for s in t.seats}
+        name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used), "Bot")
+        seat = await self.store.seat_player(
+            t.id, seat_no, t.row.guild_id, BOT_USER_BASE + t.id * 10 + seat_no, name, 0,
+            self.clock(), is_bot=True, bot_level=level,
+        )
+        t.seats = await self.store.seats(t.id)
+        return seat
+
+    async def leave(self, channel_id: int, user_id: int) -> str:
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            seat = self._my_seat(t, user_id)
+            in_hand = t.hand is not None and seat.seat_no in t.hand_seats
+            owes_fl = bool(t.fantasyland_pending) and seat.seat_no not in t.fantasyland_pending
+            if in_hand or owes_fl:
+                await self.store.update_seat(t.id, seat.seat_no, leaving=True)
+                await self._refresh(t)
+                msg = (
+                    "You will leave after this hand"
+                    if in_hand
+                    else "You will leave after the fantasyland hand you helped earn is played"
+                )
+                text = f"{msg}; your stack then returns to your balance."
+            else:
+                amount = await self.store.unseat_player(t.id, seat.seat_no, self.clock())
+                await self._refresh(t)
+                text = f"You left the table; {amount} units returned to your balance."
+                await self._maybe_close_empty(t)
+        await self.notifier.table_changed(t)
+        return text
+
+    async def _maybe_close_empty(self, t: TableState) -> None:
+        if not t.humans and t.hand is None:
+            await self._close_now(t)
+
+    async def sit_out(self, channel_id: int, user_id: int, out: bool) -> str:
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            seat = self._my_seat(t, user_id)
+            await self.store.update_seat(t.id, seat.seat_no, sitting_out=out)
+            await self._refresh(t)
+            start = (not out) and t.hand is None and t.row.hand_no > 0
+        await self.notifier.table_changed(t)
+        if start:
+            self._spawn(t, self._next_hand_later(t, 0.0))
+        if out:
+            return "You are sitting out: you will not be dealt in until `/ofc sitin`."
+        return "Welcome back: you will be dealt in from the next hand."
+
+    async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
+        t = self.table_in_channel(channel_id)
+        if user_id != t.row.creator_id and not manage_guild:
+            raise ServiceError("Only the table's creator or a server manager can close it.")
+        async with t.lock:
+            if t.hand is not None:
+                await self.store.update_table(t.id, status="closing", now=self.clock())
+                await self._refresh(t)
+                text = "The table will close after this hand."
+            else:
+                await self._close_now(t)
+                text = "The table is closed; every stack went back to its owner's balance."
+        await self.notifier.table_changed(t)
+        return text
+
+    async def _close_now(self, t: TableState) -> None:
+        for seat in list(t.seats):
+            await self.store.unseat_player(t.id, seat.seat_no, self.clock())
+        await self.store.update_table(t.id, status="closed", now=self.clock())
+        await self._refresh(t)
+        self._forget(t)
+
+    # ------------------------------------------------------------------ hands
+    async def start(self, channel_id: int, user_id: int) -> str:
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            self._my_seat(t, user_id)
+            if t.hand is not None:
+                raise ServiceError("A hand is already being played.")
+            if t.row.hand_no > 0:
+                raise ServiceError("This table already started; hands follow on their own.")
+            ready = self._ready_seats(t)
+            if len(ready) < 2:
+                raise ServiceError(
+                    "At least 2 players must be seated (and not sitting out) to start. "
+                    "Invite someone with `/ofc join` or add a bot with `/ofc addbot`."
+                )
+            await self._deal(t)
+        await self._announce_new_hand(t)
+        return f"Hand #{t.row.hand_no} is dealt."
+
+    def _ready_seats(self, t: TableState) -> list[SeatRow]:
+        return [
+            s for s in t.seats
+            if not s.sitting_out and not s.leaving and (s.is_bot or s.stack > 0 or t.row.stake == 0)
+        ]
+
+    async def _deal(self, t: TableState) -> None:
+        """Deal the next hand (lock held)."""
+        rules = t.rules
+        ready = self._ready_seats(t)[: rules.max_players]
+        seat_nos = [s.seat_no for s in ready]
+        button_seat = t.row.button
+        # the button sits on the nearest ready seat at or before its seat number, clockwise
+        button = 0
+        for i, no in enumerate(seat_nos):
+            if no <= button_seat:
+                button = i
+        if button_seat not in seat_nos and not any(no <= button_seat for no in seat_nos):
+            button = len(seat_nos) - 1
+        fl_pending = t.fantasyland_pending
+        fl = {i: fl_pending[no] for i, no in enumerate(seat_nos) if no in fl_pending}
+        seed = self.seed_factory()
+        deck = self.deck_factory(t) if self.deck_factory else None
+        hand = Hand(rules, [s.name for s in ready], button, fl, seed, deck=deck)
+        number = t.row.hand_no + 1
+        t.hand = hand
+        t.hand_seats = seat_nos
+        t.drafts = {}
+        t.deadlines = {}
+        self._set_deadlines(t)
+        hand_row = await self.store.create_hand(
+            t.id, number, seed, rules.to_json(), self._state_json(t), self.clock(),
+            self._next_deadline(t),
+        )
+        t.hand_row = hand_row
+        await self.store.update_table(
+            t.id, button=seat_nos[button], extra={**t.row.extra, "fantasyland": {}},
+            now=self.clock(),
+        )
+        await self._refresh(t)
+        self._arm(t)
+        self._schedule_bots(t)
+
+    async def _announce_new_hand(self, t: TableState) -> None:
+        await self.notifier.table_changed(t)
+        if t.hand is None:
+            return
+        for hs, cards in enumerate(t.hand.fantasyland):
+            seat = t.seat_by_no(t.hand_seats[hs])
+            if cards and seat is not None and not seat.is_bot:
+                await self.notifier.fantasyland_dealt(t, t.hand_seats[hs])
+        await self._announce_turn(t)
+
+    async def _announce_turn(self, t: TableState) -> None:
+        if t.hand is None or t.hand.is_over:
+            return
+        humans = []
+        for hs in t.hand.to_act():
+            seat = t.seat_by_no(t.hand_seats[hs])
+            if seat is not None and not seat.is_bot and not t.hand.fantasyland[hs]:
+                humans.append(t.hand_seats[hs])
+        if humans:
+            await self.notifier.turn_started(t, humans)
+
+    def _state_json(self, t: TableState) -> dict[str, Any]:
+        assert t.hand is not None
+        return {
+            "engine": t.hand.to_json(),
+            "seats": t.hand_seats,
+            "users": [t.seat_by_no(no).user_id if t.seat_by_no(no) else 0 for no in t.hand_seats],
+            "deadlines": {str(k): v for k, v in t.deadlines.items()},
+            "drafts": {str(k): d.to_json() for k, d in t.drafts.items()},
+        }
+
+    def _set_deadlines(self, t: TableState) -> None:
+        assert t.hand is not None
+        rules = t.rules
+        acting = set(t.hand.to_act())
+        for hs in list(t.deadlines):
+            if hs not in acting:
+                del t.deadlines[hs]
+        for hs in acting:
+            if hs not in t.deadlines:
+                req = t.hand.requirement(hs)
+                seconds = rules.set_timer if req is not None and req.is_set else rules.timer
+                t.deadlines[hs] = self.clock() + seconds
+
+    def _next_deadline(self, t: TableState) -> float | None:
+        return min(t.deadlines.values()) if t.deadlines else None
+
+    async def _save(self, t: TableState) -> None:
+        assert t.hand is not None and t.hand_row is not None
+        await self.store.save_hand_state(
+            t.hand_row.id, self._state_json(t), [a.to_json() for a in t.hand.log],
+            self._next_deadline(t), self.clock(),
+        )
+
+    def step_of(self, t: TableState, hand_seat: int) -> int:
+        """How many actions this hand seat has taken (panels carry it to detect staleness)."""
+        assert t.hand is not None
+        return sum(1 for a in t.hand.log if a.seat == hand_seat)
+
+    async def _after_action(self, t: TableState) -> None:
+        """Persist, then tell everyone (lock held by the caller)."""
+        assert t.hand is not None
+        if t.hand.is_over:
+            await self._showdown(t)
+            return
+        self._set_deadlines(t)
+        await self._save(t)
+        self._arm(t)
+        self._schedule_bots(t)
+
+    async def _notify_after(self, t: TableState, before_turn: int | None) -> None:
+        await self.notifier.table_changed(t)
+        if t.hand is not None and not t.hand.is_over and t.hand.turn != before_turn:
+            await self._announce_turn(t)
+
+    # ------------------------------------------------------------------ player actions
+    async def place_text(self, channel_id: int, user_id: int, text: str) -> PlaceResult:
+        from engine.notation import parse_move
+
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            hs = self._my_hand_seat(t, user_id)
+            assert t.hand is not None
+            req = self._requirement_or_error(t, hs)
+            try:
+                placed, discards = parse_move(text, req, t.hand.boards[hs])
+            except (IllegalAction, CardError) as e:
+                raise ServiceError(str(e)) from None
+            result, before = await self._place(t, hs, placed, discards)
+        await self._notify_after(t, before)
+        return result
+
+    def _requirement_or_error(self, t: TableState, hs: int) -> Requirement:
+        assert t.hand is not None
+        req = t.hand.requirement(hs)
+        if req is None:
+            try:
+                t.hand._verify_actor(hs)
+            except IllegalAction as e:
+                raise ServiceError(str(e)) from None
+            raise ServiceError("You have nothing to place right now.")
+        return req
+
+    async def _place(
+        self, t: TableState, hs: int, placed: Sequence[tuple[Card, int]],
+        discards: Sequence[Card], auto: bool = False,
+    ) -> tuple[PlaceResult, int | None]:
+        assert t.hand is not None
+        before = t.hand.turn
+        try:
+            action = t.hand.place(hs, placed, discards, auto=auto)
+        except IllegalAction as e:
+            raise ServiceError(str(e)) from None
+        t.drafts.pop(hs, None)
+        t.deadlines.pop(hs, None)
+        await self._after_action(t)
+        hidden = t.hand.hidden(hs) and not t.hand.is_over
+        text = "Your hand is set." if hidden else f"Placed {action.describe()}."
+        if action.discards and not hidden:
+            text += f" Discarded {' '.join(str(c) for c in action.discards)} (only you see this)."
+        return PlaceResult(text=text, hand_over=t.hand is None or t.hand.is_over), before
+
+    async def declare(self, channel_id: int, user_id: int, natural: str) -> str:
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            hs = self._my_hand_seat(t, user_id)
+            assert t.hand is not None
+            if natural not in NATURAL_NAMES:
+                raise ServiceError(f"Choose a natural: {', '.join(NATURAL_NAMES)}.")
+            before = t.hand.turn
+            try:
+                t.hand.declare(hs, natural)
+            except IllegalAction as e:
+                raise ServiceError(str(e)) from None
+            t.drafts.pop(hs, None)
+            t.deadlines.pop(hs, None)
+            await self._after_action(t)
+        await self._notify_after(t, before)
+        return f"You declared {natural}. It is revealed at the showdown."
+
+    async def surrender(self, channel_id: int, user_id: int) -> str:
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            hs = self._my_hand_seat(t, user_id)
+            assert t.hand is not None
+            before = t.hand.turn
+            try:
+                t.hand.surrender(hs)
+            except IllegalAction as e:
+                raise ServiceError(str(e)) from None
+            t.drafts.pop(hs, None)
+            t.deadlines.pop(hs, None)
+            await self._after_action(t)
+        await self._notify_after(t, before)
+        if t.rules.variant == "chinese":
+            return f"You surrendered: you pay {t.rules.chinese_surrender} to each opponent."
+        return "You surrendered: it scores as a foul."
+
+    # ------------------------------------------------------------------ the private panel
+    def panel(self, table_id: int, user_id: int, seat_no: int | None = None) -> PanelState:
+        t = self.table(table_id)
+        seat = t.seat_of_user(user_id)
+        if seat is None or (seat_no is not None and seat.seat_no != seat_no):
+            raise ServiceError("This panel belongs to another player.")
+        return self._panel_state(t, seat)
+
+    def panel_in_channel(self, channel_id: int, user_id: int) -> PanelState:
+        t = self.table_in_channel(channel_id)
+        return self._panel_state(t, self._my_seat(t, user_id))
+
+    def _panel_state(self, t: TableState, seat: SeatRow) -> PanelState:
+        hand = t.hand
+        if hand is None:
+            raise ServiceError("No hand is being played right now; wait for the next deal.")
+        hs = t.hand_seat_of(seat.seat_no)
+        if hs is None:
+            raise ServiceError("You are not in this hand; you will be dealt in the next one.")
+        req = hand.requirement(hs)
+        waiting = ""
+        if req is None:
+            if hand.done[hs]:
+                waiting = "You are done for this hand; waiting for the others."
+            elif hand.turn is not None:
+                waiting = f"It is {hand.names[hand.turn]}'s turn."
+        return PanelState(
+            table_id=t.id, seat_no=seat.seat_no, hand_no=t.row.hand_no,
+            step=self.step_of(t, hs), requirement=req, board=hand.boards[hs],
+            draft=t.drafts.get(hs, Draft()), fantasyland=bool(hand.fantasyland[hs]),
+            discards=hand.discards[hs], waiting_for=waiting, name=seat.name,
+        )
+
+    async def panel_action(
+        self, table_id: int, user_id: int, seat_no: int, hand_no: int, step: int, action: str,
+        values: Sequence[str] = (),
+    ) -> tuple[PanelState | None, str]:
+        """A click on a panel: ``select`` (values = cards), ``top``/``middle``/``bottom``/
+        ``discard`` (assign the selected cards), ``undo``, ``clear``, ``confirm``."""
+        t = self.table(table_id)
+        before: int | None = None
+        confirmed = False
+        async with t.lock:
+            seat = t.seat_of_user(user_id)
+            if seat is None or seat.seat_no != seat_no:
+                raise ServiceError("This panel belongs to another player.")
+            if t.hand is None or t.row.hand_no != hand_no:
+                raise Stale("That was already done: this hand is over. Open a new panel.")
+            hs = t.hand_seat_of(seat_no)
+            if hs is None or self.step_of(t, hs) != step:
+                raise Stale("That was already done. Here is your current panel.")
+            req = self._requirement_or_error(t, hs)
+            draft = t.drafts.setdefault(hs, Draft())
+            message = ""
+            if action == "select":
+                try:
+                    cards = [Card(v) for v in values]
+                except CardError as e:
+                    raise ServiceError(str(e)) from None
+                free = [c for c in req.cards if c not in {a for a, _ in draft.assigned}]
+                for c in cards:
+                    if c not in free:
+                        raise ServiceError(f"{c} is not in your hand")
+                draft.selected = cards
+            elif action in ROW_NAMES:
+                row = ROW_NAMES.index(action)
+                if not draft.selected:
+                    raise ServiceError("Pick cards in the menu first, then press a row.")
+                if row == 3:
+                    already = sum(1 for _, r in draft.assigned if r == 3)
+                    if already + len(draft.selected) > req.discard:
+                        raise ServiceError(
+                            f"You discard {req.discard} card{'s' if req.discard != 1 else ''} "
+                            "this round." if req.discard else "Nothing is discarded this round."
+                        )
+                else:
+                    free = req.free[row] - sum(1 for _, r in draft.assigned if r == row)
+                    if len(draft.selected) > free:
+                        raise ServiceError(
+                            f"The {action} row is full" if free == 0 else
+                            f"The {action} row has room for {free} more card"
+                            f"{'s' if free != 1 else ''}, not {len(draft.selected)}"
+                        )
+                draft.assigned.extend((c, row) for c in draft.selected)
+                draft.presses.append(len(draft.selected))
+                draft.selected = []
+            elif action == "undo":
+                if draft.selected:
+                    draft.selected = []
+                elif draft.assigned:
+                    last = draft.presses.pop() if draft.presses else 1
+                    del draft.assigned[-last:]
+                else:
+                    raise ServiceError("Nothing to undo.")
+            elif action == "clear":
+                t.drafts[hs] = Draft()
+            elif action == "confirm":
+                placed = [(c, r) for c, r in draft.assigned if r < 3]
+                discards = [c for c, r in draft.assigned if r == 3]
+                left = [c for c in req.cards if c not in {c for c, _ in draft.assigned}]
+                if len(left) == req.discard - len(discards) and len(placed) == req.place:
+                    discards += left  # the cards left over are the discards
+                result, before = await self._place(t, hs, placed, discards)
+                message = result.text
+                confirmed = True
+            else:
+                raise ServiceError(f"Unknown panel action {action!r}.")
+            if not confirmed:
+                await self._save(t)
+            state = self._panel_state(t, seat) if t.hand is not None else None
+        if confirmed:
+            await self._notify_after(t, before)
+        return state, message
+
+    # ------------------------------------------------------------------ suggestions
+    async def suggest(self, channel_id: int, user_id: int) -> str:
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            hs = self._my_hand_seat(t, user_id)
+            assert t.hand is not None
+            req = self._requirement_or_error(t, hs)
+            fantasy = bool(t.hand.fantasyland[hs])
+            if not (t.practice or fantasy):
+                raise ServiceError(
+                    "Suggestions are for practice tables and fantasyland hands only: "
+                    "at a real-stakes table they would be cheating."
+                )
+            snapshot = Hand.from_json(t.hand.to_json())
+        from engine.ai import suggest
+
+        s = await asyncio.to_thread(suggest, snapshot, hs, "normal")
+        return f"{req.describe()}: suggested {s.explanation}"
+
+    # ------------------------------------------------------------------ timers and bots
+    def _arm(self, t: TableState) -> None:
+        if t.timer is not None and t.timer is asyncio.current_task():
+            return  # the running timer loop picks up the new deadlines itself
+        if t.timer is not None and not t.timer.done():
+            t.timer.cancel()
+        if t.hand is None or t.hand.is_over or not t.deadlines or self._closed:
+            t.timer = None
+            return
+        t.timer = asyncio.ensure_future(self._timer(t))
+
+    async def _timer(self, t: TableState) -> None:
+        try:
+            while True:
+                deadline = self._next_deadline(t)
+                if deadline is None:
+                    return
+                await asyncio.sleep(max(0.0, deadline - self.clock()))
+                async with t.lock:
+                    if t.hand is None or t.hand.is_over:
+                        return
+                    now = self.clock()
+                    expired = [hs for hs, d in t.deadlines.items() if d <= now]
+                    if not expired:
+                        continue
+                    before = t.hand.turn
+                    names = []
+                    for hs in sorted(expired):
+                        if t.hand is None or t.hand.is_over or not t.hand.may_act(hs):
+                            t.deadlines.pop(hs, None)
+                            continue
+                        snapshot = Hand.from_json(t.hand.to_json())
+                        action = await asyncio.to_thread(snapshot.autoplay, hs)
+                        t.hand.apply(action)
+                        t.deadlines.pop(hs, None)
+                        t.drafts.pop(hs, None)
+                        seat_no = t.hand_seats[hs]
+                        seat = t.seat_by_no(seat_no)
+                        if seat is not None and not seat.is_bot:
+                            await self.store.update_seat(t.id, seat_no, sitting_out=True)
+                            names.append(seat.name)
+                    await self._refresh(t)
+                    await self._after_action(t)
+                    self._spawn(t, self._timeout_notices(t, names, before))
+                    if t.hand is None or t.hand.is_over:
+                        if t.timer is asyncio.current_task():
+                            t.timer = None
+                        return
+        except asyncio.CancelledError:
+            return
+
+    async def _timeout_notices(self, t: TableState, names: list[str], before: int | None) -> None:
+        if names:
+            await self.notifier.notice(
+                t,
+                f"⏰ Time ran out for {', '.join(names)}: the bot played for them and they now "
+                "sit out (`/ofc sitin` to come back).",
+            )
+        await self._notify_after(t, before)
+
+    def _schedule_bots(self, t: TableState) -> None:
+        if t.hand is None or t.hand.is_over:
+            return
+        for hs in t.hand.to_act():
+            seat = t.seat_by_no(t.hand_seats[hs])
+            if seat is not None and seat.is_bot:
+                key = (t.row.hand_no, hs, self.step_of(t, hs))
+                if key in t.bot_keys:
+                    continue
+                t.bot_keys.add(key)
+                self._spawn(t, self._bot_act(t, hs, key[0], key[2]))
+
+    async def _bot_act(self, t: TableState, hs: int, hand_no: int, step: int) -> None:
+        from engine.ai import choose_move
+
+        if self.bot_delay:
+            await asyncio.sleep(self.bot_delay)
+
+        def current() -> bool:
+            return (
+                t.hand is not None and t.row.hand_no == hand_no
+                and self.step_of(t, hs) == step and t.hand.may_act(hs)
+            )
+
+        async with t.lock:
+            if not current():
+                return
+            assert t.hand is not None
+            seat = t.seat_by_no(t.hand_seats[hs])
+            level = str(seat.bot_level) if seat and seat.bot_level else "normal"
+            snapshot = Hand.from_json(t.hand.to_json())
+        # think without holding the table: the others' commands go on meanwhile
+        placed, discards = await asyncio.to_thread(choose_move, snapshot, hs, level)
+        async with t.lock:
+            if not current():
+                return
+            assert t.hand is not None
+            before = t.hand.turn
+            try:
+                t.hand.place(hs, placed, discards)
+            except IllegalAction:
+                log.exception("bot move refused; autoplaying")
+                t.hand.apply(snapshot.autoplay(hs))
+            t.deadlines.pop(hs, None)
+            await self._after_action(t)
+        await self._notify_after(t, before)
+
+    # ------------------------------------------------------------------ showdown
+    async def _showdown(self, t: TableState) -> None:
+        """Settle the finished hand in one store transaction (lock held)."""
+        hand = t.hand
+        assert hand is not None and hand.settlement is not None and t.hand_row is not None
+        s = hand.settlement
+        seats = [t.seat_by_no(no) for no in t.hand_seats]
+        is_bot = [seat is None or seat.is_bot for seat in seats]
+        practice = t.practice
+        n = hand.n
+        matrix = s.matrix()
+        for i in range(n):
+            for j in range(n):
+                if is_bot[i] or is_bot[j] or practice:
+                    matrix[i][j] = 0
+        stacks = [10**12 if is_bot[i] else (seats[i].stack if seats[i] else 0) for i in range(n)]
+        units = units_moved(matrix, t.row.stake, stacks, hand.button)
+        results = []
+        movements: dict[int, int] = {}
+        for i, seat in enumerate(seats):
+            assert seat is not None
+            counted = not practice and not seat.is_bot
+            u = units[i] if counted else 0
+            if counted and u:
+                movements[seat.user_id] = u
+            results.append(HandResult(
+                user_id=seat.user_id, seat_no=seat.seat_no, name=seat.name,
+                points=s.totals[i], units=u, fouled=s.fouled[i], royalties=s.royalties[i],
+                fantasyland=hand.fantasyland_next[i] > 0, surrendered=s.surrendered[i],
+                natural=s.naturals[i], is_bot=seat.is_bot, counted=counted,
+            ))
+        final = self._state_json(t)
+        try:
+            await self.store.finish_hand(
+                t.hand_row.id, final, results, movements, self.clock(),
+                log_json=[a.to_json() for a in hand.log],
+            )
+        except AlreadyApplied:
+            log.info("hand %s was already settled", t.hand_row.id)
+        fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(hand.fantasyland_next) if c}
+        new_button_idx = next_button(hand.button, n, hand.fantasyland_next, t.rules)
+        button_seat = t.hand_seats[new_button_idx]
+        if new_button_idx != hand.button or not any(hand.fantasyland_next):
+            button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
+        await self.store.update_table(
+            t.id, button=button_seat, extra={**t.row.extra, "fantasyland": fl_next},
+            now=self.clock(),
+        )
+        result = ShowdownResult(
+            hand_no=t.row.hand_no, names=hand.names,
+            user_ids=tuple(seat.user_id if seat else 0 for seat in seats), settlement=s,
+            units=None if practice else tuple(units), fantasyland_next=hand.fantasyland_next,
+            practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
+        )
+        t.last_result = result
+        t.hand = None
+        t.hand_row = None
+        t.deadlines = {}
+        t.drafts = {}
+        if t.timer is not None and t.timer is not asyncio.current_task():
+            t.timer.cancel()
+        t.timer = None
+        await self._refresh(t)
+        self._spawn(t, self._after_showdown(t, result))
+
+    def _next_seat_clockwise(self, t: TableState, seat_no: int) -> int:
+        nos = sorted(s.seat_no for s in t.seats)
+        for no in nos:
+            if no > seat_no:
+                return no
+        return nos[0] if nos else 0
+
+    async def _after_showdown(self, t: TableState, result: ShowdownResult) -> None:
+        await self.notifier.showdown(t, result)
+        await self._next_hand_later(t, self.next_hand_delay)
+
+    async def _next_hand_later(self, t: TableState, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        async with t.lock:
+            if t.hand is not None or t.id not in self.tables:
+                return
+            # seats that asked to leave go now, unless they owe a fantasyland hand
+            owes = t.fantasyland_pending
+            for seat in list(t.seats):
+                if seat.leaving and (not owes or seat.seat_no in owes):
+                    await self.store.unseat_player(t.id, seat.seat_no, self.clock())
+            await self._refresh(t)
+            if t.row.status == "closing" or not t.humans:
+                await self._close_now(t)
+                closed = True
+            else:
+                closed = False
+                if len(self._ready_seats(t)) >= 2:
+                    await self._deal(t)
+        if closed:
+            await self.notifier.notice(t, "The table is closed. Thanks for playing!")
+            await self.notifier.table_changed(t)
+            return
+        if t.hand is not None:
+            await self._announce_new_hand(t)
+        else:
+            await self.notifier.notice(
+                t, "Waiting for at least 2 players who are not sitting out to deal the next hand."
+            )
+            await self.notifier.table_changed(t)
+
+    async def set_message_id(self, t: TableState, message_id: int) -> None:
+        """Remember the table's public message (edited in place)."""
+        if t.row.status == "closed":
+            return
+        t.row = await self.store.update_table(t.id, message_id=message_id, now=self.clock())
+
+    # ------------------------------------------------------------------ read-only
+    def rules_text(self, channel_id: int) -> list[str]:
+        t = self.table_in_channel(channel_id)
+        lines = t.rules.describe()
+        lines.insert(0, f"Stake {t.row.stake} unit(s) per point, buy-in {t.row.buyin}, "
+                        f"{t.row.max_seats} seats.")
+        if t.practice:
+            lines.append("Practice table (one human against bots): no units move and nothing "
+                         "counts in the leaderboard.")
+        elif t.bots:
+            lines.append("Bots play for points only: results against a bot move no units.")
+        return lines
+
+    async def history(self, channel_id: int, count: int) -> list[tuple[HandRow, list[HandResult]]]:
+        t = self.table_in_channel(channel_id)
+        if not 1 <= count <= 25:
+            raise ServiceError("Choose a count from 1 to 25.")
+        return await self.store.history(t.id, count)
+
+    async def balance(self, guild_id: int, user_id: int, name: str) -> tuple[int, int]:
+        """(wallet balance, units at tables in this server)."""
+        await self.store.ensure_player(guild_id, user_id, name)
+        stats = await self.store.player_stats(guild_id, user_id)
+        return stats.balance, stats.in_play
+
+    async def leaderboard(
+        self, guild_id: int, by: str, period: str, limit: int = 10
+    ) -> list[LeaderEntry]:
+        if by not in ("units", "points", "hands", "fantasylands"):
+            raise ServiceError("Rank by units, points, hands or fantasylands.")
+        if period not in PERIODS:
+            raise ServiceError("The period is day, week or all.")
+        span = PERIODS[period]
+        since = None if span is None else self.clock() - span
+        return await self.store.leaderboard(guild_id, by, since, limit)
+
+    async def stats(self, guild_id: int, user_id: int, name: str) -> PlayerStats:
+        await self.store.ensure_player(guild_id, user_id, name)
+        return await self.store.player_stats(guild_id, user_id)
+
+    async def grant(
+        self, guild_id: int, by_user: int, user_id: int, name: str, amount: int, manage: bool
+    ) -> int:
+        if not manage:
+            raise ServiceError("Only members with Manage Server can grant units.")
+        if amount == 0:
+            raise ServiceError("Grant a positive amount (or a negative one to take units back).")
+        await self.store.ensure_player(guild_id, user_id, name)
+        try:
+            return await self.store.grant(guild_id, user_id, amount, by_user, "grant")
+        except StoreError as e:
+            raise ServiceError(str(e)) from None
+
+    async def update_settings(
+        self, guild_id: int, manage: bool, **changes: Any
+    ) -> ServerSettings:
+        if not manage:
+            raise ServiceError("Only members with Manage Server can change the server settings.")
+        changes = {k: v for k, v in changes.items() if v is not None}
+        for key, value in changes.items():
+            if isinstance(value, int) and value < 0:
+                raise ServiceError(f"{key} cannot be negative.")
+        if "default_timer" in changes and not 10 <= changes["default_timer"] <= 600:
+            raise ServiceError("The default timer is between 10 and 600 seconds.")
+        if not changes:
+            return await self.store.get_settings(guild_id)
+        try:
+            return await self.store.update_settings(guild_id, **changes)
+        except StoreError as e:
+            raise ServiceError(str(e)) from None

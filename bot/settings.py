@@ -1,0 +1,78 @@
+"""Settings from the environment and ``.env`` (python-dotenv)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+
+
+class SettingsError(ValueError):
+    pass
+
+
+def _int(name: str, value: str | None) -> int | None:
+    if value is None or value.strip() == "":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, got {value!r}") from None
+
+
+def _float(name: str, value: str | None, default: float) -> float:
+    if value is None or value.strip() == "":
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number of seconds, got {value!r}") from None
+
+
+@dataclass(frozen=True)
+class Settings:
+    discord_token: str | None = None
+    database: str = "./ofc.sqlite3"
+    api_base: str = DEFAULT_API_BASE
+    gateway_url: str = DEFAULT_GATEWAY_URL
+    dev_guild_id: int | None = None
+    log_level: str = "INFO"
+    next_hand_delay: float = 5.0
+    """Seconds between a showdown and the next deal."""
+    edit_coalesce: float = 0.4
+    """Table-message edits within this window are merged into one."""
+
+    @classmethod
+    def from_env(cls, env_file: str | Path | None = ".env") -> Settings:
+        if env_file is not None and Path(env_file).exists():
+            load_dotenv(env_file, override=False)
+        env = os.environ
+        level = (env.get("OFC_LOG_LEVEL") or "INFO").upper()
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise SettingsError(f"OFC_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level}")
+        return cls(
+            discord_token=env.get("DISCORD_TOKEN") or None,
+            database=env.get("OFC_DATABASE") or "./ofc.sqlite3",
+            api_base=(env.get("DISCORD_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
+            gateway_url=env.get("DISCORD_GATEWAY_URL") or DEFAULT_GATEWAY_URL,
+            dev_guild_id=_int("OFC_DEV_GUILD_ID", env.get("OFC_DEV_GUILD_ID")),
+            log_level=level,
+            next_hand_delay=_float("OFC_NEXT_HAND_DELAY", env.get("OFC_NEXT_HAND_DELAY"), 5.0),
+            edit_coalesce=_float("OFC_EDIT_COALESCE", env.get("OFC_EDIT_COALESCE"), 0.4),
+        )
+
+
+def apply_discord_endpoints(settings: Settings) -> None:
+    """Point discord.py's REST client and gateway at the configured endpoints (a REST proxy in
+    production, the loopback stand-in in tests)."""
+    import discord.gateway
+    import discord.http
+    import yarl
+
+    discord.http.Route.BASE = settings.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)

@@ -1,0 +1,312 @@
+"""The ``/ofc`` slash commands: thin adapters from Discord to the table service."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import TYPE_CHECKING, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.service import ServiceError, TableService
+from renderer import (
+    LeaderboardView,
+    LeaderRow,
+    StatsView,
+    describe_leaderboard,
+    describe_stats,
+    render_leaderboard,
+    render_stats,
+)
+
+from .presenter import Presenter, png, render
+from .views import DYNAMIC_ITEMS, send_panel
+
+if TYPE_CHECKING:
+    from bot.app import OFCBot
+
+log = logging.getLogger("ofc.cog")
+
+Variant = Literal["ofc", "pineapple", "chinese"]
+Scoring = Literal["1-6", "2-4", "1-4", "1-3"]
+Level = Literal["easy", "normal", "strong"]
+Natural = Literal["six pairs", "three straights", "three flushes", "dragon"]
+PERIOD_WORDS = {"day": "today", "week": "this week", "all": "all time"}
+
+
+def _manage(interaction: discord.Interaction) -> bool:
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and (perms.manage_guild or perms.administrator))
+
+
+def _channel_id(interaction: discord.Interaction) -> int:
+    if interaction.channel_id is None:
+        raise ServiceError("Use this command in a server channel.")
+    return interaction.channel_id
+
+
+def _guild_id(interaction: discord.Interaction) -> int:
+    if interaction.guild_id is None:
+        raise ServiceError("OFC tables live in server channels; use this command in a server.")
+    return interaction.guild_id
+
+
+def _name(user: discord.abc.User) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+@app_commands.guild_only()
+class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chinese Poker"):
+    def __init__(self, bot: OFCBot) -> None:
+        self.bot = bot
+        assert bot.service is not None
+        self.service: TableService = bot.service
+        self.presenter = Presenter(bot, bot.settings.edit_coalesce)
+        self.service.notifier = self.presenter
+        super().__init__()
+
+    # ---------------------------------------------------------------- tables
+    @app_commands.command(name="new", description="Open a table in this channel (you take a seat)")
+    @app_commands.describe(
+        variant="ofc (classic), pineapple, or chinese (closed)",
+        stake="Units per point", buyin="Units you bring to the table",
+        seats="Seats at the table (2-4; pineapple 2-3)", scoring="Scoring method",
+        fantasyland="Play with fantasyland", timer="Seconds per decision",
+        bots="AI players to seat now (a table of one human and bots is practice)",
+        level="Strength of the AI players",
+    )
+    async def new(
+        self, interaction: discord.Interaction, variant: Variant = "ofc",
+        stake: app_commands.Range[int, 0, 1_000_000] = 1,
+        buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
+        seats: app_commands.Range[int, 2, 4] | None = None, scoring: Scoring | None = None,
+        fantasyland: bool = True, timer: app_commands.Range[int, 10, 600] | None = None,
+        bots: app_commands.Range[int, 0, 3] = 0, level: Level = "normal",
+    ) -> None:
+        t = await self.service.new_table(
+            _guild_id(interaction), _channel_id(interaction), interaction.user.id,
+            _name(interaction.user), variant=variant, stake=stake, buyin=buyin, seats=seats,
+            scoring=scoring, fantasyland=fantasyland, timer=timer, bots=bots, bot_level=level,
+        )
+        extra = " Practice table: no units move." if t.practice else ""
+        await interaction.response.send_message(
+            f"🃏 **{_name(interaction.user)}** opened a **{variant}** table: "
+            f"{t.row.stake} unit(s) per point, buy-in {t.row.buyin}, {t.row.max_seats} seats."
+            f"{extra} Join with `/ofc join`, then `/ofc start`."
+        )
+        await self.presenter.post_table(t, edit=False)
+
+    @app_commands.command(name="join", description="Take a seat; the buy-in moves to your stack")
+    @app_commands.describe(buyin="Units to bring (default: the table's buy-in)")
+    async def join(
+        self, interaction: discord.Interaction,
+        buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
+    ) -> None:
+        seat = await self.service.join(
+            _guild_id(interaction), _channel_id(interaction), interaction.user.id,
+            _name(interaction.user), buyin,
+        )
+        await interaction.response.send_message(
+            f"🪑 **{seat.name}** sat down with {seat.stack} units."
+        )
+
+    @app_commands.command(name="leave", description="Leave after this hand; your stack returns")
+    async def leave(self, interaction: discord.Interaction) -> None:
+        text = await self.service.leave(_channel_id(interaction), interaction.user.id)
+        await interaction.response.send_message(text, ephemeral=True)
+
+    @app_commands.command(name="start", description="Deal the first hand (2+ players seated)")
+    async def start(self, interaction: discord.Interaction) -> None:
+        text = await self.service.start(_channel_id(interaction), interaction.user.id)
+        await interaction.response.send_message(f"🃏 {text}")
+
+    @app_commands.command(name="addbot", description="Seat an AI player")
+    async def addbot(self, interaction: discord.Interaction, level: Level = "normal") -> None:
+        seat = await self.service.add_bot(_channel_id(interaction), interaction.user.id, level)
+        await interaction.response.send_message(f"🤖 **{seat.name}** ({level}) sat down.")
+
+    @app_commands.command(name="close", description="Close the table after the current hand")
+    async def close(self, interaction: discord.Interaction) -> None:
+        text = await self.service.close(
+            _channel_id(interaction), interaction.user.id, _manage(interaction)
+        )
+        await interaction.response.send_message(text)
+
+    @app_commands.command(name="sitout", description="Sit out from the next hand")
+    async def sitout(self, interaction: discord.Interaction) -> None:
+        text = await self.service.sit_out(_channel_id(interaction), interaction.user.id, True)
+        await interaction.response.send_message(text, ephemeral=True)
+
+    @app_commands.command(name="sitin", description="Be dealt in again")
+    async def sitin(self, interaction: discord.Interaction) -> None:
+        text = await self.service.sit_out(_channel_id(interaction), interaction.user.id, False)
+        await interaction.response.send_message(text, ephemeral=True)
+
+    # ---------------------------------------------------------------- playing
+    @app_commands.command(name="hand", description="Open your private placement panel")
+    async def hand(self, interaction: discord.Interaction) -> None:
+        await send_panel(interaction, channel_id=_channel_id(interaction))
+
+    @app_commands.command(name="place", description="Place cards, e.g. 'Ah Kd top 7c bottom 2s discard'")
+    @app_commands.describe(move="Cards then a row: top/middle/bottom (or front/mid/back), discard")
+    async def place(
+        self, interaction: discord.Interaction, move: app_commands.Range[str, 1, 300]
+    ) -> None:
+        result = await self.service.place_text(_channel_id(interaction), interaction.user.id, move)
+        await interaction.response.send_message(f"✅ {result.text}", ephemeral=True)
+
+    @app_commands.command(name="declare", description="Chinese poker: declare a natural")
+    async def declare(self, interaction: discord.Interaction, natural: Natural) -> None:
+        text = await self.service.declare(_channel_id(interaction), interaction.user.id, natural)
+        await interaction.response.send_message(f"✅ {text}", ephemeral=True)
+
+    @app_commands.command(name="surrender", description="Surrender this hand")
+    async def surrender(self, interaction: discord.Interaction) -> None:
+        text = await self.service.surrender(_channel_id(interaction), interaction.user.id)
+        await interaction.response.send_message(f"🏳️ {text}", ephemeral=True)
+
+    @app_commands.command(name="suggest",
+                          description="The AI's move for you (practice tables and fantasyland only)")
+    async def suggest(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        text = await self.service.suggest(_channel_id(interaction), interaction.user.id)
+        await interaction.followup.send(f"💡 {text}", ephemeral=True)
+
+    @app_commands.command(name="table", description="Post the table image again")
+    async def table(self, interaction: discord.Interaction) -> None:
+        t = self.service.table_in_channel(_channel_id(interaction))
+        text, file = await self.presenter.table_payload(t)
+        await interaction.response.send_message(
+            text, file=file, view=self.presenter.table_components(t)
+        )
+
+    @app_commands.command(name="rules", description="This table's options, in words")
+    async def rules(self, interaction: discord.Interaction) -> None:
+        lines = self.service.rules_text(_channel_id(interaction))
+        await interaction.response.send_message(
+            "\n".join(f"• {line}" for line in lines), ephemeral=True
+        )
+
+    @app_commands.command(name="history", description="The last hands at this table")
+    async def history(
+        self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5
+    ) -> None:
+        hands = await self.service.history(_channel_id(interaction), count)
+        if not hands:
+            await interaction.response.send_message("No hand has finished here yet.",
+                                                    ephemeral=True)
+            return
+        lines = []
+        for row, results in hands:
+            when = dt.datetime.fromtimestamp(row.finished_at or row.created_at, dt.UTC)
+            parts = []
+            for r in results:
+                tag = " (foul)" if r.fouled else ""
+                tag += " (surrendered)" if r.surrendered else ""
+                tag += f" ({r.natural})" if r.natural else ""
+                tag += " 🌴" if r.fantasyland else ""
+                units = f", {r.units:+d} u" if r.counted else ""
+                parts.append(f"{r.name} {r.points:+d} pts{units}{tag}")
+            lines.append(f"**#{row.number}** {when:%Y-%m-%d %H:%M} — " + "; ".join(parts))
+        await interaction.response.send_message("\n".join(lines)[:1990], ephemeral=True)
+
+    # ---------------------------------------------------------------- money and rankings
+    @app_commands.command(name="balance", description="Units in your (or someone's) balance")
+    async def balance(
+        self, interaction: discord.Interaction, user: discord.User | None = None
+    ) -> None:
+        who = user or interaction.user
+        wallet, in_play = await self.service.balance(_guild_id(interaction), who.id, _name(who))
+        extra = f" (+{in_play} at tables)" if in_play else ""
+        await interaction.response.send_message(
+            f"💰 **{_name(who)}** has {wallet} units{extra}.", ephemeral=True
+        )
+
+    @app_commands.command(name="leaderboard", description="The server's best players")
+    async def leaderboard(
+        self, interaction: discord.Interaction,
+        by: Literal["units", "points", "hands", "fantasylands"] = "units",
+        period: Literal["day", "week", "all"] = "all",
+    ) -> None:
+        entries = await self.service.leaderboard(_guild_id(interaction), by, period)
+        guild = interaction.guild.name if interaction.guild else "this server"
+        view = LeaderboardView(
+            title=f"{guild} leaderboard", by=by, period=PERIOD_WORDS[period],
+            rows=tuple(LeaderRow(rank=i + 1, name=e.name, units=e.units, points=e.points,
+                                 hands=e.hands, fantasylands=e.fantasylands)
+                       for i, e in enumerate(entries)),
+        )
+        data = await render(render_leaderboard, view)
+        await interaction.response.send_message(
+            describe_leaderboard(view)[:1990], file=png(data, "leaderboard.png")
+        )
+
+    @app_commands.command(name="stats", description="Hands, points, units, fouls, fantasylands")
+    async def stats(
+        self, interaction: discord.Interaction, user: discord.User | None = None
+    ) -> None:
+        who = user or interaction.user
+        st = await self.service.stats(_guild_id(interaction), who.id, _name(who))
+        hands = max(st.hands, 1)
+        view = StatsView(
+            name=_name(who), hands=st.hands, points=st.points, units=st.units,
+            foul_rate=st.fouls / hands if st.hands else 0.0,
+            fantasyland_rate=st.fantasylands / hands if st.hands else 0.0,
+            balances=tuple(st.balance_history),
+        )
+        data = await render(render_stats, view)
+        await interaction.response.send_message(
+            describe_stats(view)[:1990], file=png(data, "stats.png"), ephemeral=True
+        )
+
+    @app_commands.command(name="grant", description="Give (or take back) units: Manage Server")
+    @app_commands.default_permissions(manage_guild=True)
+    async def grant(
+        self, interaction: discord.Interaction, user: discord.User,
+        amount: app_commands.Range[int, -10_000_000, 10_000_000],
+    ) -> None:
+        balance = await self.service.grant(
+            _guild_id(interaction), interaction.user.id, user.id, _name(user), amount,
+            _manage(interaction),
+        )
+        log.info("grant: %s gave %s units to %s in guild %s", interaction.user.id, amount,
+                 user.id, interaction.guild_id)
+        await interaction.response.send_message(
+            f"💰 {amount:+d} units for **{_name(user)}** (now {balance}). Logged for audit."
+        )
+
+    @app_commands.command(name="settings", description="Server defaults: Manage Server")
+    @app_commands.default_permissions(manage_guild=True)
+    async def settings(
+        self, interaction: discord.Interaction,
+        start_balance: app_commands.Range[int, 0, 10_000_000] | None = None,
+        max_stake: app_commands.Range[int, 0, 1_000_000] | None = None,
+        default_buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
+        max_buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
+        default_timer: app_commands.Range[int, 10, 600] | None = None,
+    ) -> None:
+        s = await self.service.update_settings(
+            _guild_id(interaction), _manage(interaction), start_balance=start_balance,
+            max_stake=max_stake, default_buyin=default_buyin, max_buyin=max_buyin,
+            default_timer=default_timer,
+        )
+        await interaction.response.send_message(
+            f"⚙️ Start balance {s.start_balance}, max stake {s.max_stake}/pt, default buy-in "
+            f"{s.default_buyin}, max buy-in {s.max_buyin}, default timer {s.default_timer} s.",
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="sync", description="Bot owner: publish the slash commands")
+    async def sync(self, interaction: discord.Interaction) -> None:
+        if not await self.bot.is_owner(interaction.user):
+            raise ServiceError("Only the bot's owner can sync the commands.")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        synced = await self.bot.tree.sync()
+        await interaction.followup.send(f"Synced {len(synced)} command group(s).", ephemeral=True)
+
+
+async def setup(bot: OFCBot) -> None:
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+    await bot.add_cog(OFC(bot))

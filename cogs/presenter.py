@@ -1,0 +1,286 @@
+"""Turns service state into renderer views, and implements the service's Notifier on Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.service import PanelState, ShowdownResult, TableState
+from engine import Board
+from engine.cards import cards_from_json
+from renderer import (
+    HandView,
+    SeatView,
+    ShowdownView,
+    TableView,
+    describe_showdown,
+    describe_table,
+    render_hand,
+    render_showdown,
+    render_table,
+)
+
+if TYPE_CHECKING:
+    from bot.app import OFCBot
+
+log = logging.getLogger("ofc.presenter")
+
+VARIANT_NAMES = {"ofc": "Open Face", "pineapple": "Pineapple", "chinese": "Chinese poker"}
+ROW_LABELS = ("top", "middle", "bottom", "discard")
+
+
+def table_title(t: TableState) -> str:
+    name = VARIANT_NAMES.get(t.rules.variant, t.rules.variant)
+    if t.practice:
+        return f"{name} · practice"
+    return f"{name} · {t.row.stake} unit{'s' if t.row.stake != 1 else ''}/pt"
+
+
+def table_view(t: TableState, now: float | None = None) -> TableView:
+    now = time.time() if now is None else now
+    hand = t.hand
+    view = hand.view_for(None) if hand is not None else None
+    seats = []
+    for seat in t.seats:
+        hs = t.hand_seat_of(seat.seat_no) if hand is not None else None
+        status = f"bot ({seat.bot_level})" if seat.is_bot else ""
+        if seat.leaving:
+            status = "leaving"
+        board = Board()
+        hidden = 0
+        last: tuple[Any, ...] = ()
+        fantasy = False
+        is_turn = False
+        time_left = None
+        if hand is not None and view is not None and hs is not None:
+            sv = view["seats"][hs]
+            board = Board.from_json(sv["board"])
+            hidden = sv["hidden_cards"]
+            last = tuple(cards_from_json(sv["last_placed"]))
+            fantasy = bool(sv["fantasyland"])
+            if sv["surrendered"]:
+                status = "surrendered"
+            elif sv["done"] and hidden:
+                status = "set"
+            is_turn = hs in hand.to_act()
+            if is_turn and hs in t.deadlines:
+                time_left = max(0, int(t.deadlines[hs] - now))
+        elif hand is not None and hs is None:
+            status = "sitting out" if seat.sitting_out else (status or "next hand")
+        seats.append(SeatView(
+            name=seat.name, board=board, stack=None if seat.is_bot else seat.stack,
+            hidden=hidden, is_button=hand is not None and hs == hand.button,
+            is_turn=is_turn, time_left=time_left, last_placed=last, fantasyland=fantasy,
+            sitting_out=seat.sitting_out, status=status,
+        ))
+    note = ""
+    if t.practice:
+        note = "Practice table: no units move, nothing counts in the leaderboard."
+    elif t.row.status == "closing":
+        note = "This table closes after this hand."
+    elif hand is None:
+        note = "Waiting for the next deal." if t.row.hand_no else "Use /ofc join, then /ofc start."
+    return TableView(
+        title=table_title(t), variant=t.rules.variant, seats=tuple(seats),
+        street=hand.street if hand is not None else 0,
+        streets=hand.streets if hand is not None else 0, hand_no=t.row.hand_no, note=note,
+    )
+
+
+def hand_view(p: PanelState, variant: str, deadline: float | None = None) -> HandView:
+    req = p.requirement
+    selected = tuple((c, ROW_LABELS[r]) for c, r in p.draft.assigned)
+    return HandView(
+        name=p.name, cards=req.cards if req else (), board=p.board, selected=selected,
+        instruction=req.describe() if req else p.waiting_for, fantasyland=p.fantasyland,
+        discards=p.discards,
+        time_left=None if deadline is None else max(0, int(deadline - time.time())),
+        variant=variant,
+    )
+
+
+def panel_text(p: PanelState, variant: str) -> str:
+    req = p.requirement
+    lines = [f"**Your panel** — hand #{p.hand_no}" + (" · 🌴 Fantasyland" if p.fantasyland else "")]
+    if req is None:
+        lines.append(p.waiting_for or "Nothing to do right now.")
+    else:
+        lines.append(f"{req.describe()}: {' '.join(str(c) for c in req.cards)}")
+        if p.draft.assigned:
+            parts = []
+            for r, label in enumerate(ROW_LABELS):
+                cards = [str(c) for c, row in p.draft.assigned if row == r]
+                if cards:
+                    parts.append(f"{label}: {' '.join(cards)}")
+            lines.append("Chosen so far: " + " | ".join(parts))
+        if p.draft.selected:
+            lines.append("Selected: " + " ".join(str(c) for c in p.draft.selected)
+                         + " — press a row.")
+        lines.append("Pick cards in the menu, press a row, then **Confirm**. "
+                     "Nothing is final until Confirm.")
+    lines.append("Board — " + " | ".join(p.board.describe_rows()))
+    if p.discards:
+        lines.append("Your discards (only you see them): " + " ".join(str(c) for c in p.discards))
+    return "\n".join(lines)
+
+
+def showdown_view(r: ShowdownResult, title: str) -> ShowdownView:
+    return ShowdownView(
+        names=r.names, settlement=r.settlement, rules=r.rules, units=r.units,
+        fantasyland_next=r.fantasyland_next, hand_no=r.hand_no, title=title,
+    )
+
+
+def png(data: bytes, name: str) -> discord.File:
+    return discord.File(io.BytesIO(data), filename=name)
+
+
+async def render(fn: Any, view: Any) -> bytes:
+    """Images are drawn off the event loop."""
+    return await asyncio.to_thread(fn, view)
+
+
+def table_status(t: TableState) -> str:
+    hand = t.hand
+    if hand is None:
+        return "Between hands." if t.row.hand_no else "Waiting to start: `/ofc join`, `/ofc start`."
+    acting = []
+    now = time.time()
+    for hs in hand.to_act():
+        left = int(t.deadlines.get(hs, now) - now)
+        acting.append(f"**{t.name_of(hs)}** ({max(0, left)} s)")
+    street = f"round {hand.street} of {hand.streets}" if hand.streets > 1 else "set your hands"
+    return f"Hand #{t.row.hand_no}, {street}. To act: {', '.join(acting) or '—'}"
+
+
+class Presenter:
+    """The service's Notifier: posts and edits messages in the table's channel, sends DMs."""
+
+    def __init__(self, bot: OFCBot, coalesce: float = 0.4) -> None:
+        self.bot = bot
+        self.coalesce = coalesce
+        self._pending_edits: dict[int, asyncio.Task[None]] = {}
+        self._message_ids: dict[int, int] = {}
+        self._edit_locks: dict[int, asyncio.Lock] = {}
+
+    def channel(self, t: TableState) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(t.row.channel_id, guild_id=t.row.guild_id)
+
+    def table_components(self, t: TableState) -> discord.ui.View:
+        from .views import open_panel_view
+
+        return open_panel_view(t.id)
+
+    async def table_payload(self, t: TableState) -> tuple[str, discord.File]:
+        view = table_view(t)
+        data = await render(render_table, view)
+        text = f"{table_status(t)}\n```\n{describe_table(view)}\n```"
+        return text[:1990], png(data, f"table-{t.id}-{t.row.hand_no}.png")
+
+    async def table_changed(self, t: TableState) -> None:
+        task = self._pending_edits.get(t.id)
+        if task is not None and not task.done():
+            return  # an edit is already scheduled: it will show this change too
+        self._pending_edits[t.id] = asyncio.ensure_future(self._edit_later(t))
+
+    async def _edit_later(self, t: TableState) -> None:
+        await asyncio.sleep(self.coalesce)
+        lock = self._edit_locks.setdefault(t.id, asyncio.Lock())
+        async with lock:
+            try:
+                await self.post_table(t, edit=True)
+            except Exception:
+                log.exception("could not update the table message of table %s", t.id)
+
+    async def post_table(self, t: TableState, *, edit: bool = True) -> discord.Message | None:
+        if t.row.status == "closed" or t.id not in self.bot.service.tables:  # type: ignore[union-attr]
+            return None
+        text, file = await self.table_payload(t)
+        channel = self.channel(t)
+        message_id = t.row.message_id or self._message_ids.get(t.id)
+        if edit and message_id:
+            try:
+                msg = channel.get_partial_message(message_id)
+                return await msg.edit(content=text, attachments=[file],
+                                      view=self.table_components(t))
+            except discord.NotFound:
+                pass
+        msg = await channel.send(text, file=file, view=self.table_components(t))
+        self._message_ids[t.id] = msg.id
+        await self.bot.service.set_message_id(t, msg.id)  # type: ignore[union-attr]
+        return msg
+
+    async def turn_started(self, t: TableState, seats: list[int]) -> None:
+        from .views import open_panel_view
+
+        mentions = []
+        for seat_no in seats:
+            seat = t.seat_by_no(seat_no)
+            if seat is not None:
+                mentions.append(f"<@{seat.user_id}>")
+        if not mentions or t.hand is None:
+            return
+        hs = t.hand_seat_of(seats[0])
+        req = t.hand.requirement(hs) if hs is not None else None
+        what = req.describe().lower() if req else "your move"
+        seconds = t.rules.set_timer if req and req.is_set else t.rules.timer
+        await self.channel(t).send(
+            f"🎯 {', '.join(mentions)}: your turn — {what} ({seconds} s). "
+            "Press **Open my panel** or use `/ofc place`.",
+            view=open_panel_view(t.id),
+        )
+
+    async def fantasyland_dealt(self, t: TableState, seat_no: int) -> None:
+        from .views import open_panel_view, panel_view
+
+        seat = t.seat_by_no(seat_no)
+        if seat is None:
+            return
+        service = self.bot.service
+        assert service is not None
+        try:
+            p = service.panel(t.id, seat.user_id, seat_no)
+        except Exception:
+            log.exception("no fantasyland panel for seat %s", seat_no)
+            return
+        hs = t.hand_seat_of(seat_no)
+        deadline = t.deadlines.get(hs) if hs is not None else None
+        data = await render(render_hand, hand_view(p, t.rules.variant, deadline))
+        text = (f"🌴 **Fantasyland!** Your private hand at the table in <#{t.row.channel_id}>.\n"
+                + panel_text(p, t.rules.variant))
+        try:
+            user = await self.bot.fetch_user(seat.user_id)
+            await user.send(text[:1990], file=png(data, "fantasyland.png"),
+                            view=panel_view(p, t.rules.variant))
+        except discord.Forbidden:
+            await self.channel(t).send(
+                f"🌴 <@{seat.user_id}>, your fantasyland hand is ready, but your DMs are closed, "
+                "so it stays private here: press **Open my panel** (only you will see it).",
+                view=open_panel_view(t.id),
+            )
+        except discord.HTTPException:
+            log.exception("could not deliver the fantasyland hand of %s", seat.user_id)
+
+    async def showdown(self, t: TableState, r: ShowdownResult) -> None:
+        view = showdown_view(r, table_title(t))
+        data = await render(render_showdown, view)
+        lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]
+        lines.append(describe_showdown(view))
+        if r.practice:
+            lines.append("Practice: no units moved.")
+        text = "\n".join(lines)
+        if len(text) > 1990:
+            text = text[:1980] + "…"
+        await self.channel(t).send(text, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))
+        await self.post_table(t, edit=False)
+
+    async def notice(self, t: TableState, text: str) -> None:
+        try:
+            await self.channel(t).send(text)
+        except discord.HTTPException:
+            log.exception("could not post a notice to table %s", t.id)

@@ -1,0 +1,224 @@
+"""Persistent components: the table's "Open my panel" button and the private placement panel.
+
+Every component is a ``DynamicItem`` whose custom_id carries the table, the seat, the hand and
+the seat's step, so panels keep working after a restart (state is read from the service) and
+a stale click (a decision already taken) is recognised."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.service import PanelState, ServiceError, Stale
+
+from .presenter import hand_view, panel_text, png, render
+
+if TYPE_CHECKING:
+    from bot.app import OFCBot
+
+log = logging.getLogger("ofc.views")
+
+SUIT_WORDS = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+RANK_WORDS = {"T": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+
+
+def _bot(interaction: discord.Interaction) -> OFCBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+async def _guard(interaction: discord.Interaction, coro: Any) -> None:
+    from bot.app import report_error
+
+    try:
+        await coro
+    except Exception as e:  # every component error ends as a message, never a failed click
+        await report_error(interaction, e)
+
+
+class OpenPanelButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ofc:open:(?P<table>\d+)"
+):
+    def __init__(self, table_id: int) -> None:
+        super().__init__(discord.ui.Button(
+            label="Open my panel", style=discord.ButtonStyle.primary, emoji="🃏",
+            custom_id=f"ofc:open:{table_id}",
+        ))
+        self.table_id = table_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> OpenPanelButton:
+        return cls(int(match["table"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _guard(interaction, send_panel(interaction, table_id=self.table_id))
+
+
+def open_panel_view(table_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(OpenPanelButton(table_id))
+    return view
+
+
+async def send_panel(
+    interaction: discord.Interaction, *, table_id: int | None = None,
+    channel_id: int | None = None,
+) -> None:
+    bot = _bot(interaction)
+    service = bot.service
+    assert service is not None
+    if table_id is not None:
+        state = service.panel(table_id, interaction.user.id)
+    else:
+        assert channel_id is not None
+        state = service.panel_in_channel(channel_id, interaction.user.id)
+    text, file, view = await panel_payload(bot, state)
+    await interaction.response.send_message(text, file=file, view=view, ephemeral=True)
+
+
+async def panel_payload(
+    bot: OFCBot, state: PanelState, note: str = ""
+) -> tuple[str, discord.File, discord.ui.View]:
+    assert bot.service is not None
+    t = bot.service.table(state.table_id)
+    variant = t.rules.variant
+    hs = t.hand_seat_of(state.seat_no)
+    deadline = t.deadlines.get(hs) if hs is not None else None
+    data = await render(_render_hand, hand_view(state, variant, deadline))
+    text = panel_text(state, variant)
+    if note:
+        text = f"{note}\n{text}"
+    return text[:1990], png(data, "hand.png"), panel_view(state, variant)
+
+
+def _render_hand(view: Any) -> bytes:
+    from renderer import render_hand
+
+    return render_hand(view)
+
+
+def _card_label(card: Any) -> tuple[str, str]:
+    text = str(card)
+    rank = RANK_WORDS.get(text[0], text[0])
+    return card.pretty, f"{rank} of {SUIT_WORDS[text[1]]}"
+
+
+def panel_view(state: PanelState, variant: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    req = state.requirement
+    if req is None:
+        return view
+    base = f"{state.table_id}:{state.seat_no}:{state.hand_no}:{state.step}"
+    remaining = state.remaining
+    if remaining:
+        view.add_item(PanelSelect(base, remaining, state.draft.selected))
+    assigned = {r for _, r in state.draft.assigned}
+    del assigned
+    for action, label, style in (
+        ("top", "Top", discord.ButtonStyle.secondary),
+        ("middle", "Middle", discord.ButtonStyle.secondary),
+        ("bottom", "Bottom", discord.ButtonStyle.secondary),
+        ("discard", "Discard", discord.ButtonStyle.danger),
+    ):
+        if action == "discard" and req.discard == 0:
+            continue
+        view.add_item(PanelButton(base, action, label, style, disabled=not state.draft.selected))
+    view.add_item(PanelButton(base, "undo", "Undo", discord.ButtonStyle.secondary,
+                              disabled=not (state.draft.selected or state.draft.assigned)))
+    ready = len([c for c, r in state.draft.assigned if r < 3]) == req.place
+    view.add_item(PanelButton(base, "confirm", "Confirm", discord.ButtonStyle.success,
+                              disabled=not ready))
+    return view
+
+
+class PanelButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"ofc:pb:(?P<t>\d+):(?P<s>\d+):(?P<h>\d+):(?P<k>\d+):(?P<a>[a-z]+)",
+):
+    def __init__(
+        self, base: str, action: str, label: str = "",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary, disabled: bool = False,
+    ) -> None:
+        super().__init__(discord.ui.Button(
+            label=label or action.title(), style=style, disabled=disabled,
+            custom_id=f"ofc:pb:{base}:{action}",
+        ))
+        self.base = base
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> PanelButton:
+        base = f"{match['t']}:{match['s']}:{match['h']}:{match['k']}"
+        return cls(base, match["a"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _guard(interaction, panel_click(interaction, self.base, self.action))
+
+
+class PanelSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"ofc:ps:(?P<t>\d+):(?P<s>\d+):(?P<h>\d+):(?P<k>\d+)",
+):
+    def __init__(self, base: str, cards: list[Any] | None = None,
+                 selected: list[Any] | None = None) -> None:
+        options = []
+        for card in (cards or [])[:25]:
+            label, description = _card_label(card)
+            options.append(discord.SelectOption(
+                label=label, value=str(card), description=description,
+                default=card in (selected or []),
+            ))
+        if not options:
+            options = [discord.SelectOption(label="-", value="-")]
+        super().__init__(discord.ui.Select(
+            custom_id=f"ofc:ps:{base}", placeholder="Pick the cards to place…",
+            min_values=1, max_values=len(options), options=options,
+        ))
+        self.base = base
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> PanelSelect:
+        return cls(f"{match['t']}:{match['s']}:{match['h']}:{match['k']}")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        values = list((interaction.data or {}).get("values", []))  # type: ignore[union-attr]
+        await _guard(interaction, panel_click(interaction, self.base, "select", values))
+
+
+async def panel_click(
+    interaction: discord.Interaction, base: str, action: str, values: list[str] | None = None
+) -> None:
+    bot = _bot(interaction)
+    service = bot.service
+    assert service is not None
+    table_id, seat_no, hand_no, step = (int(x) for x in base.split(":"))
+    try:
+        state, message = await service.panel_action(
+            table_id, interaction.user.id, seat_no, hand_no, step, action, values or ()
+        )
+    except Stale as e:
+        try:
+            current = service.panel(table_id, interaction.user.id, seat_no)
+        except ServiceError:
+            await interaction.response.edit_message(content=f"⚠️ {e}", attachments=[], view=None)
+            return
+        text, file, view = await panel_payload(bot, current, note=f"⚠️ {e}")
+        await interaction.response.edit_message(content=text, attachments=[file], view=view)
+        return
+    if state is None:
+        await interaction.response.edit_message(content=f"✅ {message}", attachments=[],
+                                                view=None)
+        return
+    note = f"✅ {message}" if message else ""
+    text, file, view = await panel_payload(bot, state, note=note)
+    await interaction.response.edit_message(content=text, attachments=[file], view=view)
+
+
+DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect)

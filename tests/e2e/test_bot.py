@@ -1,0 +1,467 @@
+"""End-to-end scenarios: the real bot process (discord.py, store, service, cogs, renderer) driven
+through the loopback Discord stand-in, as players would."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import pytest
+
+from engine import Card, parse_cards
+
+from .conftest import World, make_world, panel_cards
+from .fakediscord import FakeUser
+
+pytestmark = pytest.mark.e2e
+
+ROW = ("top", "middle", "bottom")
+
+
+def table_of(w: World) -> Any:
+    return w.service.table_in_channel(w.chan.id)
+
+
+def hand_seat(w: World, user: FakeUser) -> int | None:
+    t = table_of(w)
+    seat = t.seat_of_user(user.id)
+    return None if seat is None else t.hand_seat_of(seat.seat_no)
+
+
+def to_act(w: World) -> list[FakeUser]:
+    t = table_of(w)
+    if t.hand is None:
+        return []
+    out = []
+    for hs in t.hand.to_act():
+        seat = t.seat_by_no(t.hand_seats[hs])
+        out.append(next(u for u in w.users.values() if u.id == seat.user_id))
+    return out
+
+
+def plan(cards: list[str], filled: list[int], discard: int) -> str:
+    """Bottom first, then middle, then top; the last ``discard`` cards are discarded."""
+    keep, drop = cards[: len(cards) - discard], cards[len(cards) - discard :]
+    parts = []
+    for c in keep:
+        r = 2 if filled[2] < 5 else (1 if filled[1] < 5 else 0)
+        filled[r] += 1
+        parts.append(f"{c} {ROW[r]}")
+    parts += [f"{c} discard" for c in drop]
+    return " ".join(parts)
+
+
+async def act_by_text(w: World, user: FakeUser, filled: list[int], discard: int = 0) -> str:
+    panel = await w.slash(user, "ofc hand")
+    assert panel.ephemeral
+    cards = panel_cards(panel.content)
+    d = discard if len(cards) == 3 else max(0, len(cards) - 13)
+    move = plan(cards, filled, d)
+    r = await w.slash(user, "ofc place", move=move)
+    assert r.ephemeral and r.content.startswith("✅"), r.content
+    return move
+
+
+async def play_regular_hand(w: World, players: list[FakeUser], discard: int = 0,
+                            until: int | None = None) -> int:
+    """Every regular seat plays by text until the hand ends (or ``until`` actions)."""
+    filled = {u.id: [0, 0, 0] for u in players}
+    actions = 0
+    while table_of(w).hand is not None:
+        acting = [u for u in to_act(w) if u in players]
+        if not acting:
+            await asyncio.sleep(0.02)
+            continue
+        await act_by_text(w, acting[0], filled[acting[0].id], discard)
+        actions += 1
+        if until is not None and actions >= until:
+            break
+    return actions
+
+
+async def wait_showdown(w: World, hand_no: int = 1) -> Any:
+    return await w.fake.wait_for_message(
+        w.chan, lambda m: f"Showdown — hand #{hand_no}" in (m.content or ""), timeout=15,
+        include_existing=True,
+    )
+
+
+def visible_text(w: World, user: FakeUser) -> str:
+    return "\n".join(m.text for m in w.fake.visible_to(user))
+
+
+# --------------------------------------------------------------------------- scenarios
+async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-ofc-1") as w:
+        await w.start_bot()
+        r = await w.slash(w.alice, "ofc new", variant="ofc", stake=2, buyin=300)
+        assert not r.ephemeral and "opened a **ofc** table" in r.content
+        table_msg = await w.fake.wait_for_message(
+            w.chan, lambda m: bool(m.files) and "Open my panel" in str(m.components),
+            include_existing=True)
+        assert table_msg.files[0][1][:8] == b"\x89PNG\r\n\x1a\n"
+        r = await w.slash(w.bob, "ofc join")
+        assert "sat down with 300 units" in r.content
+        r = await w.slash(w.alice, "ofc rules")
+        assert "Stake 2 unit(s) per point" in r.content and r.ephemeral
+        r = await w.slash(w.alice, "ofc start")
+        assert "Hand #1 is dealt" in r.content
+        turn = await w.fake.wait_for_message(
+            w.chan, lambda m: "your turn" in (m.content or ""), include_existing=True)
+        assert f"<@{w.bob.id}>" in turn.content  # left of the button (alice) acts first
+
+        # bob's first street through the private panel: select, rows, confirm
+        panel = await w.click(w.bob, turn, label="Open my panel")
+        assert panel.ephemeral and panel.files
+        cards = panel_cards(panel.content)
+        sel = panel.message.selects()[0]["custom_id"]
+        rec = await w.select(w.bob, panel, sel, cards[:2])
+        rec = await w.click(w.bob, rec, label="Top")
+        assert "top: " + " ".join(cards[:2]) in rec.content
+        sel = rec.message.selects()[0]["custom_id"]
+        rec = await w.select(w.bob, rec, sel, cards[2:])
+        rec = await w.click(w.bob, rec, label="Bottom")
+        rec = await w.click(w.bob, rec, label="Undo")  # take the bottom cards back
+        sel = rec.message.selects()[0]["custom_id"]
+        rec = await w.select(w.bob, rec, sel, cards[2:])
+        rec = await w.click(w.bob, rec, label="Bottom")
+        rec = await w.click(w.bob, rec, label="Confirm")
+        assert "✅ Placed" in rec.content
+        t = table_of(w)
+        assert [str(c) for c in t.hand.boards[hand_seat(w, w.bob)].top] == cards[:2]
+
+        filled = {w.alice.id: [0, 0, 0], w.bob.id: [0, 0, 3]}
+        filled[w.bob.id] = [2, 0, 3]
+        while table_of(w).hand is not None:
+            for u in to_act(w):
+                await act_by_text(w, u, filled[u.id])
+        await wait_showdown(w)
+        result = table_of(w).last_result
+        totals = result.settlement.totals
+        assert sum(totals) == 0
+        units = dict(zip(result.user_ids, result.units, strict=True))
+        assert units[w.alice.id] == 2 * totals[result.user_ids.index(w.alice.id)]
+        assert await w.store.stack(t.id, w.alice.id) == 300 + units[w.alice.id]
+        assert await w.store.stack(t.id, w.bob.id) == 300 + units[w.bob.id]
+        assert await w.store.balance(w.guild.id, w.alice.id) == 700
+        assert await w.store.verify_ledger() == []
+
+        lb = await w.slash(w.alice, "ofc leaderboard", by="units")
+        assert lb.files and not lb.ephemeral
+        winner, loser = (w.alice, w.bob) if units[w.alice.id] >= units[w.bob.id] else (w.bob,
+                                                                                        w.alice)
+        if units[w.alice.id] != units[w.bob.id]:
+            assert lb.content.index(winner.name) < lb.content.index(loser.name)
+        hist = await w.slash(w.bob, "ofc history")
+        assert "#1" in hist.content and "pts" in hist.content
+        st = await w.slash(w.bob, "ofc stats")
+        assert st.files and "hands" in st.content.lower()
+        bal = await w.slash(w.bob, "ofc balance")
+        assert "700 units" in bal.content
+        tbl = await w.slash(w.alice, "ofc table")
+        assert tbl.files
+        w.fake.assert_clean()
+
+
+async def test_pineapple_progressive_fantasyland_by_dm_and_fallback(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-pine") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="pineapple", stake=1)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.carol, "ofc join")
+        t = table_of(w)
+        await w.store.update_table(t.id, extra={"fantasyland": {"2": 15}})  # carol earned KK
+        await w.service._refresh(t)
+        await w.slash(w.alice, "ofc start")
+        dm = await w.fake.wait_for_message(w.carol, lambda m: "Fantasyland" in (m.content or ""),
+                                           include_existing=True)
+        assert dm.files and dm.channel.is_dm
+        cards = panel_cards(dm.content)
+        assert len(cards) == 15
+        # the others play their streets while carol thinks
+        players = [w.alice, w.bob]
+        acted = await play_regular_hand(w, players, discard=1, until=4)
+        assert acted == 4
+        rec: Any = dm
+        for chunk, row in ((cards[:3], "Top"), (cards[3:8], "Middle"), (cards[8:13], "Bottom")):
+            sel = w.fake.message(rec.id if hasattr(rec, "id") else rec.message.id).selects()[0]
+            rec = await w.select(w.carol, rec, sel["custom_id"], chunk)
+            rec = await w.click(w.carol, rec, label=row)
+        rec = await w.click(w.carol, rec, label="Confirm")
+        assert "set" in rec.content.lower()
+        secret = set(cards)
+        # nobody else sees carol's fantasyland cards or anyone's discards before the showdown
+        for other in (w.alice, w.bob):
+            text = visible_text(w, other)
+            assert not any(re.search(rf"\b{c}\b", text) for c in secret - _own_cards(w, other))
+        await play_regular_hand(w, players, discard=1)
+        await wait_showdown(w)
+        t = table_of(w)
+        discards = await _discards_by_user(w)
+        assert len(discards[w.carol.id]) == 2 and len(discards[w.alice.id]) == 4
+        for other in (w.alice, w.bob):
+            text = visible_text(w, other)
+            for owner, cards_ in discards.items():
+                if owner == other.id:
+                    continue
+                for c in cards_:
+                    assert not re.search(rf"\b{c}\b", text), f"{other.name} saw discard {c}"
+        hs = t.last_result.names.index("carol")
+        assert t.last_result.settlement.boards[hs] is not None
+
+        # second table: carol's DMs are closed -> she is told in the channel, sees it privately
+        w.carol.dms_open = False
+        await w.slash(w.alice, "ofc close")
+        await w.fake.wait_until(lambda: w.chan.id not in w.service._by_channel, 15, "close")
+        await w.slash(w.alice, "ofc new", variant="pineapple", stake=1)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.carol, "ofc join")
+        t = table_of(w)
+        await w.store.update_table(t.id, extra={"fantasyland": {"2": 17}})
+        await w.service._refresh(t)
+        await w.slash(w.alice, "ofc start")
+        note = await w.fake.wait_for_message(
+            w.chan, lambda m: "DMs are closed" in (m.content or ""), include_existing=True)
+        assert f"<@{w.carol.id}>" in note.content
+        panel = await w.click(w.carol, note, label="Open my panel")
+        assert panel.ephemeral and len(panel_cards(panel.content)) == 17
+        secret = set(panel_cards(panel.content))
+        for other in (w.alice, w.bob):
+            assert not panel.message.is_visible_to(other)
+            text = visible_text(w, other)
+            assert not any(re.search(rf"\b{c}\b", text) for c in secret - _own_cards(w, other))
+        w.fake.assert_clean(allow_api_errors={50007})
+
+
+def _own_cards(w: World, user: FakeUser) -> set[str]:
+    t = table_of(w)
+    hs = hand_seat(w, user)
+    if t.hand is None or hs is None:
+        return set()
+    h = t.hand
+    return {str(c) for c in h.boards[hs].cards + h.pending[hs] + h.discards[hs]}
+
+
+async def _discards_by_user(w: World) -> dict[int, set[str]]:
+    """Every seat's discards of the last finished hand, from the stored final state."""
+    t = table_of(w)
+    (row, _results), = await w.store.history(t.id, 1)
+    state = row.state
+    discards = state["engine"]["state"]["discards"]
+    return {uid: set(discards[i]) for i, uid in enumerate(state["users"])}
+
+
+async def test_chinese_natural_and_surrender(tmp_path: Any) -> None:
+    dragon = parse_cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-chinese",
+                          deck_factory=lambda t: dragon) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="chinese", stake=1)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.carol, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        # bob (left of the button) holds the dragon; a false claim costs nothing
+        r = await w.slash(w.carol, "ofc declare", natural="dragon")
+        assert r.ephemeral and "You do not hold dragon" in r.content
+        r = await w.slash(w.bob, "ofc declare", natural="dragon")
+        assert r.ephemeral and "declared dragon" in r.content
+        r = await w.slash(w.alice, "ofc surrender")
+        assert "pay 3" in r.content
+        panel = await w.slash(w.carol, "ofc hand")
+        cards = panel_cards(panel.content)
+        move = (" ".join(cards[:3]) + " top " + " ".join(cards[3:8]) + " middle "
+                + " ".join(cards[8:]) + " bottom")
+        r = await w.slash(w.carol, "ofc place", move=move)
+        assert "Your hand is set" in r.content
+        await wait_showdown(w)
+        res = table_of(w).last_result
+        points = dict(zip(res.names, res.settlement.totals, strict=True))
+        assert points == {"bob": 16, "alice": -6, "carol": -10}
+        t = table_of(w)
+        assert await w.store.stack(t.id, w.bob.id) == 216
+        assert await w.store.stack(t.id, w.alice.id) == 194
+        w.fake.assert_clean()
+
+
+async def test_timeout_autoplays_and_sits_out(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-timeout") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", timer=10)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        t = table_of(w)
+        assert to_act(w) == [w.bob]
+        w.clock.offset += 11
+        w.service.rearm()
+        note = await w.fake.wait_for_message(
+            w.chan, lambda m: "Time ran out for bob" in (m.content or ""), timeout=10,
+            include_existing=True)
+        assert "sit out" in note.content
+        hs = hand_seat(w, w.bob)
+        assert len(t.hand.boards[hs]) == 5 and t.hand.autoplayed[hs] == 1
+        assert t.seat_of_user(w.bob.id).sitting_out
+        # the hand always finishes: alice plays, bob's clock keeps running out
+        filled = [0, 0, 0]
+        while table_of(w).hand is not None:
+            acting = to_act(w)
+            if acting == [w.alice]:
+                await act_by_text(w, w.alice, filled)
+            elif acting:
+                w.clock.offset += 11
+                w.service.rearm()
+                await asyncio.sleep(0.05)
+            else:
+                await asyncio.sleep(0.02)
+        await wait_showdown(w)
+        assert w.service.table_in_channel(w.chan.id).hand is None
+        r = await w.slash(w.bob, "ofc sitin")
+        assert "Welcome back" in r.content
+        w.fake.assert_clean()
+
+
+async def _scripted_hand(w: World, stop_after: int | None) -> int:
+    """2-player ofc played by text; returns the number of actions done."""
+    filled = {w.alice.id: [0, 0, 0], w.bob.id: [0, 0, 0]}
+    if hasattr(w, "_filled"):
+        filled = w._filled  # type: ignore[attr-defined]
+    w._filled = filled  # type: ignore[attr-defined]
+    done = 0
+    while table_of(w).hand is not None:
+        u = to_act(w)[0]
+        await act_by_text(w, u, filled[u.id])
+        done += 1
+        if stop_after is not None and done >= stop_after:
+            break
+    return done
+
+
+async def test_restart_mid_hand_gives_the_same_result(tmp_path: Any) -> None:
+    results = []
+    for restart in (False, True):
+        async with make_world(tmp_path / f"r{restart}", seed_factory=lambda: "e2e-restart") as w:
+            await w.start_bot()
+            await w.slash(w.alice, "ofc new", variant="ofc", stake=3)
+            await w.slash(w.bob, "ofc join")
+            await w.slash(w.alice, "ofc start")
+            await _scripted_hand(w, stop_after=7 if restart else None)
+            if restart:
+                user = to_act(w)[0]
+                panel = await w.slash(user, "ofc hand")
+                await w.stop_bot()  # the process dies mid-hand
+                await w.start_bot()
+                await w.fake.wait_for_message(
+                    w.chan, lambda m: "play resumes" in (m.content or ""), include_existing=True)
+                # the panel opened before the restart still works (persistent dynamic items)
+                card = panel_cards(panel.content)[0]
+                sel = panel.message.selects()[0]["custom_id"]
+                rec = await w.select(user, panel, sel, [card])
+                assert f"Selected: {card}" in rec.content
+                await _scripted_hand(w, stop_after=None)
+            await wait_showdown(w)
+            res = table_of(w).last_result
+            results.append((res.settlement.totals, [str(b) for b in res.settlement.boards],
+                            res.units))
+            assert await w.store.verify_ledger() == []
+    assert results[0] == results[1]
+
+
+async def test_double_click_applies_once(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-double") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        panel = await w.slash(w.bob, "ofc hand")
+        cards = panel_cards(panel.content)
+        sel = panel.message.selects()[0]["custom_id"]
+        rec = await w.select(w.bob, panel, sel, cards)
+        rec = await w.click(w.bob, rec, label="Bottom")
+        confirm = rec.message.button("Confirm")["custom_id"]
+        first, second = await asyncio.gather(
+            w.fake.click(w.bob, rec, custom_id=confirm),
+            w.fake.click(w.bob, rec, custom_id=confirm),
+        )
+        texts = sorted([first.content or "", second.content or ""])
+        assert sum("✅ Placed" in x for x in texts) == 1
+        assert sum("already done" in x for x in texts) == 1
+        t = table_of(w)
+        assert sum(1 for a in t.hand.log if a.seat == hand_seat(w, w.bob)) == 1
+        # two identical commands at once: applied once, the other is told why not
+        panel = await w.slash(w.alice, "ofc hand")
+        move = plan(panel_cards(panel.content), [0, 0, 0], 0)
+        a, b = await asyncio.gather(
+            w.fake.slash(w.alice, w.chan, "ofc place", options={"move": move}),
+            w.fake.slash(w.alice, w.chan, "ofc place", options={"move": move}),
+        )
+        contents = [a.content, b.content]
+        assert sum(c.startswith("✅") for c in contents) == 1
+        assert any("It is bob's turn" in c for c in contents)
+        w.fake.assert_clean()
+
+
+async def test_bad_input_is_explained_and_changes_nothing(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-bad") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        t = table_of(w)
+        before = t.hand.to_json()
+        balances = [await w.store.balance(w.guild.id, u.id) for u in (w.alice, w.bob, w.dave)]
+        panel = await w.slash(w.bob, "ofc hand")
+        cards = panel_cards(panel.content)
+        other = next(str(c) for c in t.hand._deck if str(c) not in cards)
+        cases = [
+            (w.bob, f"Zz top {' '.join(cards[1:])} bottom", "'Zz' is not a card"),
+            (w.bob, f"{other} top {' '.join(cards[1:])} bottom", f"{other} is not in your hand"),
+            (w.alice, f"{' '.join(cards)} bottom", "It is bob's turn"),
+            (w.bob, f"{' '.join(cards[:4])} top {cards[4]} bottom",
+             "The top row has room for 3 more cards, not 4"),
+            (w.bob, f"{cards[0]} middel", "'middel' is not a row"),
+            (w.dave, f"{' '.join(cards)} bottom", "You are not seated at this table"),
+        ]
+        for user, move, expected in cases:
+            r = await w.slash(user, "ofc place", move=move)
+            assert r.ephemeral, move
+            assert expected in r.content, (move, r.content)
+        assert t.hand.to_json() == before
+        r = await w.slash(w.admin, "ofc settings", max_buyin=5000)
+        assert "max buy-in 5000" in r.content
+        r = await w.slash(w.dave, "ofc join", buyin=2000)
+        assert r.ephemeral and "You have 1000 units; the buy-in is 2000" in r.content
+        r = await w.slash(w.dave, "ofc grant", user=w.dave, amount=50)
+        assert r.ephemeral
+        r = await w.slash(w.bob, "ofc new", variant="ofc")
+        assert r.ephemeral and "already has a table" in r.content
+        r = await w.slash(w.carol, "ofc declare", natural="dragon")
+        assert r.ephemeral and "not seated" in r.content
+        after = [await w.store.balance(w.guild.id, u.id) for u in (w.alice, w.bob, w.dave)]
+        assert after == balances
+        assert t.hand.to_json() == before
+        w.fake.assert_clean()
+
+
+async def test_practice_table_with_bots_moves_no_units(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-bots") as w:
+        await w.start_bot()
+        r = await w.slash(w.alice, "ofc new", variant="pineapple", bots=1, level="easy")
+        assert "Practice table" in r.content
+        await w.slash(w.alice, "ofc start")
+        filled = [0, 0, 0]
+        while table_of(w).hand is not None:
+            if to_act(w) == [w.alice]:
+                await act_by_text(w, w.alice, filled, discard=1)
+            else:
+                await asyncio.sleep(0.02)
+        await wait_showdown(w)
+        t = table_of(w)
+        assert t.last_result.practice and t.last_result.units is None
+        assert await w.store.stack(t.id, w.alice.id) == 200
+        lb = await w.slash(w.alice, "ofc leaderboard")
+        assert "alice" not in lb.content
+        w.fake.assert_clean()
+
+
+def test_card_helper() -> None:
+    assert str(Card("Ah")) == "Ah"
