@@ -707,18 +707,26 @@ class TableService:
     ) -> tuple[PlaceResult, int | None]:
         assert t.hand is not None
         before = t.hand.turn
+        req = t.hand.requirement(hs)
         try:
             action = t.hand.place(hs, placed, discards, auto=auto)
         except IllegalAction as e:
             raise ServiceError(str(e)) from None
+        hand = t.hand
+        hidden = hand.hidden(hs) and not hand.is_over
         t.drafts.pop(hs, None)
         t.deadlines.pop(hs, None)
         await self._after_action(t)
-        hidden = t.hand.hidden(hs) and not t.hand.is_over
-        text = "Your hand is set." if hidden else f"Placed {action.describe()}."
+        if req is not None and req.is_set:
+            text = f"Your hand is set: {action.describe()}."
+            if action.discards:
+                text += f" Discarded {' '.join(str(c) for c in action.discards)}."
+            hidden = True
+        else:
+            text = f"Placed {action.describe()}."
         if action.discards and not hidden:
             text += f" Discarded {' '.join(str(c) for c in action.discards)} (only you see this)."
-        return PlaceResult(text=text, hand_over=t.hand is None or t.hand.is_over), before
+        return PlaceResult(text=text, hand_over=hand.is_over), before
 
     async def declare(self, channel_id: int, user_id: int, natural: str) -> str:
         t = self.table_in_channel(channel_id)

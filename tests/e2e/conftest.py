@@ -75,8 +75,8 @@ class World:
         assert self.bot is not None and self.bot.store is not None
         return self.bot.store
 
-    async def slash(self, user: FakeUser, command: str, **options: Any) -> FakeInteraction:
-        rec = await self.fake.slash(user, self.chan, command, options=options)
+    async def slash(self, who: FakeUser, command: str, **options: Any) -> FakeInteraction:
+        rec = await self.fake.slash(who, self.chan, command, options=options)
         if rec.latency is not None:
             LATENCIES.append(rec.latency)
         return rec
@@ -113,7 +113,7 @@ async def make_world(
             await world.stop_bot()
 
 
-CARDS_LINE = re.compile(r"^(?:Place|Set)[^:\n]*: ((?:[2-9TJQKA][cdhs] ?)+)$", re.M)
+CARDS_LINE = re.compile(r"^(?:Place|Set)[^\n]*: ((?:[2-9TJQKA][cdhs] ?)+)$", re.M)
 
 
 def panel_cards(text: str) -> list[str]:
