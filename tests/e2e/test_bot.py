@@ -480,3 +480,44 @@ async def test_practice_table_with_bots_moves_no_units(tmp_path: Any) -> None:
 
 def test_card_helper() -> None:
     assert str(Card("Ah")) == "Ah"
+
+
+async def test_leave_close_and_cash_out(tmp_path: Any) -> None:
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", buyin=250)
+        await w.slash(w.bob, "ofc join", buyin=100)
+        assert await w.store.balance(w.guild.id, w.bob.id) == 900
+        r = await w.slash(w.bob, "ofc leave")
+        assert "100 units returned" in r.content
+        assert await w.store.balance(w.guild.id, w.bob.id) == 1000
+        r = await w.slash(w.bob, "ofc close")
+        assert r.ephemeral and "Only the table's creator" in r.content
+        r = await w.slash(w.alice, "ofc close")
+        assert "closed" in r.content
+        assert await w.store.balance(w.guild.id, w.alice.id) == 1000
+        r = await w.slash(w.alice, "ofc table")
+        assert r.ephemeral and "no table in this channel" in r.content
+        assert await w.store.verify_ledger() == []
+        w.fake.assert_clean()
+
+
+async def test_next_hand_follows_and_button_moves(tmp_path: Any) -> None:
+    seeds = iter(["e2e-next-1", "e2e-next-2", "e2e-next-3"])
+    async with make_world(tmp_path, seed_factory=lambda: next(seeds),
+                          next_hand_delay=0.2) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", fantasyland=False)
+        await w.slash(w.bob, "ofc join")
+        w.fake.inject_429("POST", r"/channels/\d+/messages", times=1)
+        await w.slash(w.alice, "ofc start")
+        t = table_of(w)
+        assert t.hand.names[t.hand.button] == "alice"
+        await play_regular_hand(w, [w.alice, w.bob])
+        await wait_showdown(w, 1)
+        await w.fake.wait_until(lambda: table_of(w).hand is not None, 10, "the next deal")
+        t = table_of(w)
+        assert t.row.hand_no == 2
+        assert t.hand.names[t.hand.button] == "bob"  # the button moved clockwise
+        assert to_act(w) == [w.alice]
+        w.fake.assert_clean()
