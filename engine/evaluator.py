@@ -157,9 +157,10 @@ def evaluate(cards: Sequence[Card]) -> HandValue:
             return _VALUES[(a + b + c + d + e) & MASK]
         except KeyError:
             pass
-    else:
+    elif len(cards) == 3:
+        a, b, c = cards
         try:
-            return _VALUES[sum(cards) & MASK]
+            return _VALUES[(a + b + c) & MASK]
         except KeyError:
             pass
     raise ValueError(f"evaluate needs 3 or 5 distinct cards, got {len(cards)}")
