@@ -58,6 +58,11 @@ class OFCBot(commands.Bot):
             self.tree.copy_global_to(guild=guild)
             await self.tree.sync(guild=guild)
             log.info("commands synced to guild %s", self.settings.dev_guild_id)
+        import asyncio
+
+        from renderer import warm_up
+
+        await asyncio.to_thread(warm_up)  # card sprites drawn once, off the event loop
         resumed = await self.service.recover()
         log.info("recovered %d open table(s)", len(resumed))
 

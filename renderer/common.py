@@ -1,0 +1,122 @@
+"""Pieces shared by several images: the header, seat badges, text helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine import Board, Card, cards_text
+
+from .colours import DIM, GOLD, MUTED, RGB
+from .fonts import drawable, fit_text, text_width
+from .model import ROW_NAMES, Theme
+from .scene import Box, Metrics, Scene
+from .sprites import clock_icon
+
+
+def clock(seconds: int) -> str:
+    """``0:42``, ``2:00``."""
+    seconds = max(0, seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def signed(n: int) -> str:
+    """``+3``, ``−2`` (a real minus sign), ``0``."""
+    if n > 0:
+        return f"+{n}"
+    if n < 0:
+        return f"−{-n}"
+    return "0"
+
+
+def board_text(board: Board, royalties: Iterable[int] = ()) -> str:
+    """``top: Qh Qd 2s | middle: … | bottom: …`` (``-`` for an empty row)."""
+    parts = [f"{name}: {cards_text(row) or '-'}" for name, row in zip(ROW_NAMES, board.rows,
+                                                                      strict=True)]
+    text = " | ".join(parts)
+    total = sum(royalties)
+    if total:
+        text += f" (royalties {total})"
+    return text
+
+
+def cards_list(cards: Iterable[Card]) -> str:
+    return cards_text(cards) or "-"
+
+
+def timer_pill(scene: Scene, m: Metrics, x_right: int, y: int, seconds: int,
+               theme: Theme) -> Box:
+    """A gold pill with a clock icon and ``0:42``, right-aligned at ``x_right``."""
+    size = m(18)
+    h = m(30)
+    text = clock(seconds)
+    tw = text_width(text, "bold", size)
+    icon = m(18)
+    pad = m(10)
+    w = pad + icon + m(6) + tw + pad
+    x = x_right - w
+    urgent = seconds <= 10
+    fill = (0xDA, 0x37, 0x3C) if urgent else theme.accent
+    ink: RGB = (255, 255, 255) if urgent else (35, 28, 5)
+    scene.rect((x, y, x + w, y + h), h // 2, fill)
+    scene.sprite(clock_icon(icon, ink), x + pad, y + (h - icon) // 2)
+    scene.text((x + pad + icon + m(6), y + h // 2), text, size, ink, "bold", anchor="lm")
+    return (x, y, x + w, y + h)
+
+
+def dealer_button(scene: Scene, m: Metrics, x: int, cy: int) -> int:
+    """The dealer button (a white disc with D) with its left edge at x; returns its width."""
+    d = m(26)
+    scene.disc((x + d // 2, cy), d + m(4), (60, 60, 66))
+    scene.disc((x + d // 2, cy), d, (250, 250, 250))
+    scene.text((x + d // 2, cy), "D", m(15), (30, 30, 34), "bold", anchor="mm")
+    return d
+
+
+def chip(scene: Scene, m: Metrics, x: int, cy: int) -> int:
+    """A small poker chip icon; returns its width."""
+    d = m(16)
+    scene.disc((x + d // 2, cy), d, GOLD)
+    scene.disc((x + d // 2, cy), d - m(6), (0xB8, 0x82, 0x14))
+    scene.disc((x + d // 2, cy), d - m(10), GOLD)
+    return d
+
+
+def street_dots(scene: Scene, m: Metrics, x_right: int, cy: int, street: int,
+                streets: int, theme: Theme) -> None:
+    """One dot per round, filled up to the current one, right-aligned at ``x_right``."""
+    d = m(10)
+    gap = m(6)
+    for k in range(streets):
+        cx = x_right - (streets - 1 - k) * (d + gap) - d // 2
+        if k + 1 < street:
+            colour = MUTED
+        elif k + 1 == street:
+            colour = theme.accent
+        else:
+            colour = (0x4E, 0x50, 0x58)
+        scene.disc((cx, cy), d if k + 1 != street else d + m(4), colour)
+
+
+def footer(scene: Scene, m: Metrics, note: str, y: int) -> None:
+    scene.text((m(18), y), fit_text(note, "regular", m(17), scene.width - m(36)), m(17), DIM,
+               anchor="lm")
+
+
+def initials(names: tuple[str, ...] | list[str]) -> list[str]:
+    """A short tag per seat (drawn in a disc): the first letter of each name, two letters where
+    that is ambiguous, the seat number when even that is or the name has no letter to draw."""
+
+    def letters(name: str) -> str:
+        return "".join(ch for ch in drawable(name, "bold") if ch.isalnum())
+
+    ones = [letters(n)[:1].upper() for n in names]
+    twos = [(letters(n)[:1].upper() + letters(n)[1:2].lower()) for n in names]
+    out = []
+    for i in range(len(names)):
+        if ones[i] and ones.count(ones[i]) == 1:
+            out.append(ones[i])
+        elif len(twos[i]) == 2 and twos.count(twos[i]) == 1:
+            out.append(twos[i])
+        else:
+            out.append(str(i + 1))
+    return out

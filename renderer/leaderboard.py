@@ -1,0 +1,235 @@
+"""Image 4: the server leaderboard, and a player's stats with a chart of their balance.
+
+The chart is drawn by matplotlib (Agg, the object-oriented ``Figure`` API, never pyplot), with a
+lock around it: matplotlib does not promise thread safety, and /ofc stats is rare enough that
+serialising the chart costs nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+from PIL import Image
+
+from .colours import (
+    BLUE,
+    DIM,
+    FANTASY,
+    LOSE,
+    MUTED,
+    PANEL,
+    PANEL_LIGHT,
+    RGB,
+    TEXT,
+    WIN,
+    mix,
+)
+from .common import signed
+from .fonts import fit_text
+from .model import DEFAULT_THEME, LeaderboardView, StatsView, Theme
+from .scene import Metrics, Scene
+
+COLUMNS = ("units", "points", "hands", "fantasylands")
+HEADINGS = {"units": "UNITS", "points": "POINTS", "hands": "HANDS", "fantasylands": "FL"}
+MEDALS: dict[int, RGB] = {1: (0xF0, 0xB2, 0x32), 2: (0xB9, 0xC0, 0xCA), 3: (0xC8, 0x7F, 0x4A)}
+_MPL_LOCK = threading.Lock()
+
+
+def _value_colour(column: str, value: int) -> RGB:
+    if column in ("units", "points"):
+        return WIN if value > 0 else LOSE if value < 0 else TEXT
+    return TEXT
+
+
+def _fmt(column: str, value: int) -> str:
+    return signed(value) if column in ("units", "points") else f"{value:,}"
+
+
+def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) -> Scene:
+    m = Metrics(theme)
+    margin, pad = m(16), m(18)
+    width = m(760)
+    row_h = m(48)
+    rows = view.rows
+    body_h = max(1, len(rows)) * row_h
+    top = m(84)
+    panel_h = m(44) + body_h + m(10)
+    height = top + panel_h + margin
+    scene = Scene(width, height, theme.background, theme)
+    scene.text((m(18), m(30)), fit_text(view.title, "bold", m(28), width - m(36)), m(28), TEXT,
+               "bold", anchor="lm")
+    by = view.by if view.by in COLUMNS else "units"
+    sub = f"Top players · {view.period} · by {by}"
+    scene.text((m(18), m(62)), fit_text(sub, "bold", m(18), width - m(36)), m(18), MUTED,
+               "bold", anchor="lm")
+    x0, y0, x1 = margin, top, width - margin
+    scene.panel((x0, y0, x1, y0 + panel_h), m(16), PANEL_LIGHT, PANEL, None)
+    # columns: right edges of the number columns
+    col_right = {
+        "units": x1 - m(320), "points": x1 - m(210), "hands": x1 - m(100),
+        "fantasylands": x1 - pad,
+    }
+    hy = y0 + m(24)
+    scene.text((x0 + pad, hy), "#", m(15), DIM, "bold", anchor="lm")
+    scene.text((x0 + pad + m(56), hy), "PLAYER", m(15), DIM, "bold", anchor="lm")
+    for col in COLUMNS:
+        colour = theme.accent if col == by else DIM
+        scene.text((col_right[col], hy), HEADINGS[col] + (" ▼" if col == by else ""), m(15),
+                   colour, "bold", anchor="rm")
+    scene.line((x0 + pad, y0 + m(42), x1 - pad, y0 + m(42)), (0x4E, 0x50, 0x58), m(2))
+    if not rows:
+        scene.text(((x0 + x1) // 2, y0 + m(44) + row_h // 2), "No hands played yet", m(18),
+                   MUTED, anchor="mm")
+    name_w = col_right["units"] - m(100) - (x0 + pad + m(56))
+    for k, row in enumerate(rows):
+        ry = y0 + m(44) + k * row_h
+        cy = ry + row_h // 2
+        if k % 2 == 1:
+            scene.rect((x0 + m(6), ry, x1 - m(6), ry + row_h), m(8),
+                       mix(PANEL_LIGHT, PANEL, 0.5))
+        medal = MEDALS.get(row.rank)
+        rx = x0 + pad + m(16)
+        if medal:
+            scene.disc((rx, cy), m(32), medal)
+            scene.text((rx, cy), str(row.rank), m(17), (30, 26, 20), "bold", anchor="mm")
+        else:
+            scene.text((rx, cy), str(row.rank), m(18), MUTED, "bold", anchor="mm")
+        name = fit_text(row.name, "bold", m(21), name_w)
+        scene.text((x0 + pad + m(56), cy), name, m(21), TEXT, "bold", anchor="lm")
+        for col in COLUMNS:
+            value = getattr(row, col)
+            strong = col == by
+            colour = _value_colour(col, value) if strong or col in ("units", "points") else MUTED
+            if not strong:
+                colour = mix(colour, PANEL, 0.25)
+            scene.text((col_right[col], cy), _fmt(col, value), m(21 if strong else 18), colour,
+                       "bold" if strong else "regular", anchor="rm")
+    return scene
+
+
+def render_leaderboard(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) -> bytes:
+    return leaderboard_scene(view, theme=theme).png()
+
+
+def describe_leaderboard(view: LeaderboardView) -> str:
+    lines = [f"{view.title} — top players, {view.period}, by {view.by}"]
+    if not view.rows:
+        lines.append("No hands played yet")
+    for r in view.rows:
+        lines.append(
+            f"{r.rank}. {r.name} — {signed(r.units)} units, {signed(r.points)} points, "
+            f"{r.hands} hands, {r.fantasylands} fantasylands"
+        )
+    return "\n".join(lines)
+
+
+# -- stats ----------------------------------------------------------------------------------------
+def _hex(c: RGB) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*c)
+
+
+def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: Theme) -> Image.Image:
+    """The balance line over the last hands, as an RGB image of exactly width x height."""
+    dpi = 100
+    bg = _hex(PANEL_LIGHT)
+    with _MPL_LOCK:
+        fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, facecolor=bg)
+        canvas = FigureCanvasAgg(fig)
+        ax = fig.add_axes((0.08, 0.11, 0.9, 0.84))
+        ax.set_facecolor(bg)
+        xs = list(range(1, len(balances) + 1))
+        ys = list(balances)
+        fs = 11 * theme.scale
+        ax.axhline(0, color=_hex(DIM), linewidth=1 * theme.scale, zorder=1)
+        ax.fill_between(xs, ys, 0, where=[y >= 0 for y in ys], interpolate=True,
+                        color=_hex(WIN), alpha=0.25, linewidth=0, zorder=2)
+        ax.fill_between(xs, ys, 0, where=[y <= 0 for y in ys], interpolate=True,
+                        color=_hex(LOSE), alpha=0.25, linewidth=0, zorder=2)
+        ax.plot(xs, ys, color=_hex(BLUE if not theme.accent else theme.accent),
+                linewidth=2.4 * theme.scale, zorder=3, solid_joinstyle="round")
+        last = ys[-1]
+        ax.plot([xs[-1]], [last], marker="o", markersize=7 * theme.scale,
+                color=_hex(theme.accent), zorder=4)
+        ax.annotate(f"{last:,}".replace("-", "−"), (xs[-1], last),
+                    xytext=(-8 * theme.scale, 8 * theme.scale),
+                    textcoords="offset points", ha="right", color=_hex(TEXT),
+                    fontsize=fs * 1.15, fontweight="bold")
+        ax.set_xlim(1 - 0.3, max(2, len(xs)) + 0.3)
+        lo, hi = min(min(ys), 0), max(max(ys), 0)
+        span = max(1, hi - lo)
+        ax.set_ylim(lo - span * 0.12, hi + span * 0.22)
+        ax.grid(axis="y", color=_hex(mix(PANEL_LIGHT, TEXT, 0.12)), linewidth=0.8 * theme.scale)
+        ax.set_axisbelow(True)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+        ax.spines["bottom"].set_color(_hex(DIM))
+        ax.tick_params(colors=_hex(MUTED), labelsize=fs, length=0, pad=4 * theme.scale)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+        canvas.draw()  # type: ignore[no-untyped-call]
+        rgba = bytes(canvas.buffer_rgba())  # type: ignore[no-untyped-call]
+        w, h = canvas.get_width_height()
+    return Image.frombuffer("RGBA", (w, h), rgba, "raw", "RGBA", 0, 1).convert("RGB")
+
+
+def stats_scene(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> Scene:
+    m = Metrics(theme)
+    margin = m(16)
+    width = m(760)
+    tiles_y = m(64)
+    tile_h = m(84)
+    chart_y = tiles_y + tile_h + margin
+    chart_h = m(260)
+    height = chart_y + chart_h + margin
+    scene = Scene(width, height, theme.background, theme)
+    scene.text((m(18), m(32)), fit_text(view.name, "bold", m(28), width - m(200)), m(28), TEXT,
+               "bold", anchor="lm")
+    scene.text((width - m(18), m(32)), "OFC stats", m(18), MUTED, "bold", anchor="rm")
+    tiles = [
+        ("HANDS", f"{view.hands:,}", TEXT),
+        ("UNITS", signed(view.units), _value_colour("units", view.units)),
+        ("POINTS", signed(view.points), _value_colour("points", view.points)),
+        ("FOULS", f"{view.foul_rate * 100:.0f}%", LOSE if view.foul_rate > 0.2 else TEXT),
+        ("FANTASYLAND", f"{view.fantasyland_rate * 100:.0f}%", FANTASY),
+    ]
+    gap = m(10)
+    tw = (width - 2 * margin - gap * (len(tiles) - 1)) // len(tiles)
+    for k, (label, value, colour) in enumerate(tiles):
+        x = margin + k * (tw + gap)
+        scene.panel((x, tiles_y, x + tw, tiles_y + tile_h), m(12), PANEL_LIGHT, PANEL, None)
+        scene.text((x + tw // 2, tiles_y + m(24)), label, m(13), DIM, "bold", anchor="mm")
+        scene.text((x + tw // 2, tiles_y + m(56)), value, m(26), colour, "bold", anchor="mm")
+    x0, x1 = margin, width - margin
+    scene.panel((x0, chart_y, x1, chart_y + chart_h), m(14), PANEL_LIGHT, PANEL_LIGHT, None)
+    title = f"BALANCE OVER THE LAST {len(view.balances)} HANDS" if view.balances else "BALANCE"
+    scene.text((x0 + m(16), chart_y + m(22)), title, m(14), DIM, "bold", anchor="lm")
+    if len(view.balances) >= 1:
+        cw, ch = x1 - x0 - m(16), chart_h - m(44)
+        chart = balance_chart(view.balances, cw, ch, theme)
+        scene.image(chart, x0 + m(8), chart_y + m(38))
+    else:
+        scene.text(((x0 + x1) // 2, chart_y + chart_h // 2), "No hands played yet", m(18),
+                   MUTED, anchor="mm")
+    return scene
+
+
+def render_stats(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> bytes:
+    return stats_scene(view, theme=theme).png()
+
+
+def describe_stats(view: StatsView) -> str:
+    text = (
+        f"{view.name} — {view.hands} hands, {signed(view.units)} units, "
+        f"{signed(view.points)} points, fouls {view.foul_rate * 100:.0f}%, "
+        f"fantasyland {view.fantasyland_rate * 100:.0f}%"
+    )
+    if view.balances:
+        b = view.balances
+        text += (
+            f"\nBalance over the last {len(b)} hands: from {signed(b[0])} to {signed(b[-1])} "
+            f"(low {signed(min(b))}, high {signed(max(b))})"
+        )
+    return text

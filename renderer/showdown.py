@@ -1,0 +1,438 @@
+"""Image 3, the showdown: every board revealed, one strip per seat with its rows side by side
+(so the tops, middles and bottoms of all players line up), each row marked against each
+opponent, row royalties, FOUL stamped across a fouled board, scoops, naturals, fantasyland,
+totals in points and units, then the settlement of every pair."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import Board, PairResult, Rules, cards_text, evaluate
+
+from .colours import (
+    FANTASY,
+    FOUL,
+    GOLD,
+    LOSE,
+    MUTED,
+    PANEL,
+    PANEL_LIGHT,
+    RGB,
+    ROYALTY,
+    SEAT_COLOURS,
+    TEXT,
+    TIE,
+    WIN,
+    mix,
+)
+from .common import initials, signed
+from .fonts import fit_text, text_width
+from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
+from .scene import CardSpot, Metrics, Scene
+from .sprites import stamp
+
+GROUP_SIZES = (3, 5, 5)
+ROW_LABELS = ("TOP", "MIDDLE", "BOTTOM")
+OUTCOME_GLYPH = {1: "▲", -1: "▼", 0: "="}
+OUTCOME_WORD = {1: "won", -1: "lost", 0: "tied"}
+
+
+@dataclass(frozen=True)
+class PairItem:
+    """One part of a pair's settlement, from seat ``a``'s side: ``label`` and points to a."""
+
+    label: str
+    points: int | None
+    text: str
+    """The same item for the text equivalent."""
+
+
+def pair_items(p: PairResult, names: tuple[str, ...], rules: Rules) -> list[PairItem]:
+    """Everything the engine's ``PairResult`` says, as labelled items (a's point of view)."""
+    a, b = names[p.a], names[p.b]
+    items: list[PairItem] = []
+    if p.rows is not None:
+        glyphs = "".join(OUTCOME_GLYPH[o] for o in p.rows)
+        words = "/".join(OUTCOME_WORD[o] for o in p.rows)
+        pts = sum(p.row_points)
+        per_row = ", ".join(
+            f"{name} {signed(x)}" for name, x in zip(ROW_NAMES, p.row_points, strict=True)
+        )
+        items.append(PairItem(f"rows {glyphs}", pts,
+                              f"rows {words} for {a} ({per_row}) {signed(pts)}"))
+    if p.scoop and rules.scoop_bonus:
+        who = a if p.scoop > 0 else b
+        scoop_pts = p.scoop * rules.scoop_bonus
+        items.append(PairItem("scoop", scoop_pts, f"scoop by {who} {signed(scoop_pts)}"))
+    overall = p.bonus - p.scoop * rules.scoop_bonus
+    if overall:
+        items.append(PairItem("overall", overall, f"overall unit {signed(overall)}"))
+    ra, rb = p.royalties
+    if ra or rb:
+        items.append(PairItem(f"royalties {ra}–{rb}", ra - rb,
+                              f"royalties {ra}–{rb} {signed(ra - rb)}"))
+    na, nb = p.naturals
+    if p.natural_points or (na and nb and not p.surrender_points):
+        label = " v ".join(x or "—" for x in (na, nb)) if na and nb else (na or nb or "")
+        items.append(PairItem(label, p.natural_points,
+                              f"natural {label} {signed(p.natural_points)}"))
+    if p.moon_points:
+        items.append(PairItem("moon", p.moon_points,
+                              f"shooting the moon {signed(p.moon_points)}"))
+    if p.surrender_points:
+        who = b if p.surrender_points > 0 else a
+        items.append(PairItem(f"{initial_word(who)} surrendered", p.surrender_points,
+                              f"{who} surrendered {signed(p.surrender_points)}"))
+    fa, fb = p.fouled
+    sa, sb = p.surrendered
+    if fa != fb and not (sa or sb):
+        who = a if fa else b
+        items.append(PairItem(f"{initial_word(who)} fouled", None, f"{who} fouled"))
+    elif p.note and p.note not in ("natural", "surrender", "foul"):
+        items.append(PairItem(p.note, None, p.note))
+    return items
+
+
+def initial_word(name: str) -> str:
+    return name if len(name) <= 10 else name[:9] + "…"
+
+
+def _outcome_colour(o: int) -> RGB:
+    return WIN if o > 0 else LOSE if o < 0 else TIE
+
+
+def _pair_total_text(p: PairResult, names: tuple[str, ...]) -> tuple[str, int]:
+    if p.total > 0:
+        return names[p.a], p.total
+    if p.total < 0:
+        return names[p.b], -p.total
+    return "", 0
+
+
+def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene:
+    st = view.settlement
+    n = len(view.names)
+    if len(st.totals) != n:
+        raise ValueError("names and settlement have different numbers of seats")
+    boards = list(st.boards) + [None] * (n - len(st.boards))
+    m = Metrics(theme)
+    cw, ch, gap, ggap = m(62), m(86), m(5), m(24)
+    gw = [k * cw + (k - 1) * gap for k in GROUP_SIZES]
+    margin, pad = m(16), m(16)
+    inner = sum(gw) + 2 * ggap
+    sw = inner + 2 * pad
+    width = sw + 2 * margin
+    head_h, label_h, mark_h = m(46), m(28), m(38)
+    sh = pad + head_h + label_h + ch + mark_h + m(8)
+    tags = initials(list(view.names))
+    pairs = [st.pair(a, b) for a in range(n) for b in range(a + 1, n)]
+    line_h = m(44)
+    chip_x = max((_chip_span(p, view.names, m, sw - 2 * pad)[0] for p in pairs), default=0)
+    pair_lines = [_pair_layout(p, view.names, view.rules, m, sw - 2 * pad, chip_x)
+                  for p in pairs]
+    pairs_h = pad + m(30) + sum(k * line_h for k in pair_lines) + m(8)
+    top = m(60)
+    height = top + n * (sh + margin) + pairs_h + margin
+    scene = Scene(width, height, theme.background, theme)
+
+    title = view.title or "Showdown"
+    scene.text((m(18), m(30)), fit_text(title, "bold", m(26), width * 2 // 3), m(26), TEXT,
+               "bold", anchor="lm")
+    right = f"Hand {view.hand_no}" if view.hand_no else ""
+    rules = view.rules
+    right = " · ".join(x for x in (right, f"{rules.variant} {rules.scoring_method}") if x)
+    scene.text((width - m(18), m(30)), right, m(18), MUTED, "bold", anchor="rm")
+
+    felt_top = mix(theme.felt, (255, 255, 255), 0.06)
+    felt_bottom = mix(theme.felt, (0, 0, 0), 0.18)
+    for i in range(n):
+        x, y = margin, top + i * (sh + margin)
+        winner = st.totals[i] > 0 and st.totals[i] == max(st.totals)
+        scene.panel((x, y, x + sw, y + sh), m(18), felt_top, felt_bottom,
+                    GOLD if winner else theme.felt_edge, edge_w=m(3) if winner else 2)
+        _strip(scene, m, view, i, boards[i], tags, x + pad, y + pad, cw, ch, gap, ggap, gw,
+               head_h, label_h, sw - 2 * pad)
+
+    # the pairs
+    py = top + n * (sh + margin)
+    scene.panel((margin, py, margin + sw, py + pairs_h), m(16), PANEL_LIGHT, PANEL, None)
+    scene.text((margin + pad, py + pad + m(8)), "RESULTS BY PAIR", m(15), MUTED, "bold",
+               anchor="lm")
+    ly = py + pad + m(30)
+    for p, k in zip(pairs, pair_lines, strict=True):
+        _pair_line(scene, m, view, p, tags, margin + pad, ly, sw - 2 * pad, line_h,
+                   chip_x if k == 1 else -1)
+        ly += k * line_h
+    return scene
+
+
+def _seat_disc(scene: Scene, m: Metrics, seat: int, tag: str, cx: int, cy: int,
+               d: int) -> None:
+    scene.disc((cx, cy), d, SEAT_COLOURS[seat % len(SEAT_COLOURS)])
+    size = m(13) if len(tag) > 1 else m(15)
+    scene.text((cx, cy), tag, round(size * d / m(26)), (255, 255, 255), "bold", anchor="mm")
+
+
+def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | None,
+           tags: list[str], x: int, y: int, cw: int, ch: int, gap: int, ggap: int,
+           gw: list[int], head_h: int, label_h: int, inner: int) -> None:
+    st = view.settlement
+    n = len(view.names)
+    cy = y + m(18)
+    # header, right side: points and units
+    right = x + inner
+    total = st.totals[i]
+    colour = WIN if total > 0 else LOSE if total < 0 else TEXT
+    pts_w = scene.text((right, cy), "pts", m(16), MUTED, "bold", anchor="rm")
+    right -= pts_w + m(6)
+    tw = scene.text((right, cy + m(1)), signed(total), m(30), colour, "bold", anchor="rm")
+    right -= tw + m(12)
+    if view.units is not None:
+        u = view.units[i]
+        box = scene.pill(right, cy - m(14), f"{signed(u)} units", m(17),
+                         mix(colour, (0, 0, 0), 0.35) if u else PANEL_LIGHT, TEXT,
+                         align="right", height=m(28))
+        right = box[0] - m(12)
+    # left: seat disc, name, badges
+    _seat_disc(scene, m, i, tags[i], x + m(14), cy, m(28))
+    nx = x + m(36)
+    badges: list[tuple[str, RGB, RGB]] = []
+    if st.fouled[i] and not st.surrendered[i]:
+        badges.append(("FOUL", FOUL, (255, 255, 255)))
+    if st.surrendered[i]:
+        badges.append(("SURRENDERED", TIE, (255, 255, 255)))
+    natural = st.naturals[i]
+    if natural:
+        badges.append((f"NATURAL: {natural.upper()}", GOLD, (40, 30, 0)))
+    if st.moon[i]:
+        badges.append(("SHOT THE MOON", GOLD, (40, 30, 0)))
+    scooped = [j for j in range(n) if j != i and st.pair(i, j).scoop > 0]
+    if scooped:
+        badges.append(("SCOOP " + " ".join(tags[j] for j in scooped), GOLD, (40, 30, 0)))
+    fl = view.fantasyland_next[i] if i < len(view.fantasyland_next) else 0
+    if fl:
+        badges.append((f"FANTASYLAND! {fl}", FANTASY, (255, 255, 255)))
+    badge_w = sum(text_width(t, "bold", m(14)) + m(14) + m(6) for t, _, _ in badges)
+    name_w = max(m(60), right - nx - badge_w - m(8))
+    name = fit_text(view.names[i], "bold", m(24), name_w)
+    bx = nx + scene.text((nx, cy), name, m(24), TEXT, "bold", anchor="lm") + m(10)
+    for text, fill, ink in badges:
+        box = scene.pill(bx, cy - m(12), text, m(14), fill, ink, height=m(24), pad=m(7))
+        bx = box[2] + m(6)
+
+    # rows side by side
+    ly = y + head_h + label_h // 2
+    cy0 = y + head_h + label_h
+    row_roy = st.row_royalties[i] if i < len(st.row_royalties) else (0, 0, 0)
+    gx = x
+    complete = board is not None and board.is_complete
+    for r in range(3):
+        size = GROUP_SIZES[r]
+        row = board.rows[r] if board is not None else ()
+        # label, hand name, royalty
+        lw = scene.text((gx, ly), ROW_LABELS[r], m(15), (190, 222, 202), "bold", anchor="lm")
+        rx = gx + gw[r]
+        if row_roy[r]:
+            box = scene.pill(rx, ly - m(11), f"+{row_roy[r]}", m(14), ROYALTY, (40, 30, 0),
+                             align="right", height=m(22), pad=m(6))
+            rx = box[0] - m(6)
+        if len(row) == size:
+            desc = _short_description(evaluate(row).describe(), m(15), rx - (gx + lw + m(8)))
+            scene.text((gx + lw + m(8), ly), desc, m(15), (225, 240, 230), anchor="lm")
+        for k in range(size):
+            bx0 = gx + k * (cw + gap)
+            box = (bx0, cy0, bx0 + cw, cy0 + ch)
+            if k < len(row):
+                scene.card(CardSpot(box, "face", row[k], i, ROW_NAMES[r]))
+            elif board is None:
+                scene.card(CardSpot(box, "back", None, i, ROW_NAMES[r]))
+            else:
+                scene.card(CardSpot(box, "slot", None, i, ROW_NAMES[r]))
+        # markers against each opponent
+        mx = gx
+        my = cy0 + ch + m(8)
+        for j in range(n):
+            if j == i:
+                continue
+            p = st.pair(i, j)
+            if p.rows is None:
+                continue
+            o, pts = p.rows[r], p.row_points[r]
+            text = OUTCOME_GLYPH[o] if abs(pts) <= 1 else f"{OUTCOME_GLYPH[o]}{signed(pts)}"
+            hh = m(28)
+            w = hh + text_width(text, "bold", m(16)) + m(12)
+            scene.rect((mx, my, mx + w, my + hh), hh // 2, _outcome_colour(o))
+            _seat_disc(scene, m, j, tags[j], mx + hh // 2, my + hh // 2, hh - m(6))
+            scene.text((mx + hh + (w - hh) // 2 - m(2), my + hh // 2), text, m(16),
+                       (255, 255, 255), "bold", anchor="mm")
+            mx += w + m(5)
+        gx += gw[r] + ggap
+    # FOUL / natural / surrender across the cards
+    cards_box = (x, cy0, x + inner, cy0 + ch)
+    natural = st.naturals[i]
+    if natural and board is None:
+        scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
+                   (0, 0, 0), 90)
+        scene.sprite(stamp(natural.upper(), m(44), GOLD, 4.0),
+                     (cards_box[0] + cards_box[2]) // 2, (cards_box[1] + cards_box[3]) // 2)
+    elif st.surrendered[i]:
+        scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
+                   (0, 0, 0), 90)
+        scene.sprite(stamp("SURRENDERED", m(40), (0xD0, 0xD3, 0xD8), 6.0),
+                     (cards_box[0] + cards_box[2]) // 2, (cards_box[1] + cards_box[3]) // 2)
+    elif st.fouled[i] and complete:
+        scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
+                   (0, 0, 0), 70)
+        scene.sprite(stamp("FOUL", m(64), FOUL, 7.0),
+                     (cards_box[0] + cards_box[2]) // 2, (cards_box[1] + cards_box[3]) // 2)
+
+
+def _short_description(desc: str, size: int, width: int) -> str:
+    """The hand's name, shortened the way players say it when the full name does not fit."""
+    if text_width(desc, "regular", size) > width:
+        for prefix in ("full house, ", "two pair, "):
+            if desc.startswith(prefix):
+                desc = desc[len(prefix):]
+    return fit_text(desc, "regular", size, width)
+
+
+def _pair_layout(p: PairResult, names: tuple[str, ...], rules: Rules, m: Metrics, width: int,
+                 chip_x: int) -> int:
+    """How many lines the pair takes: its chips go in a column at ``chip_x`` after the names,
+    or on a second line when they do not fit there."""
+    _, end = _chip_span(p, names, m, width)
+    return 1 if _chips_width(pair_items(p, names, rules), m) <= end - chip_x else 2
+
+
+def _chip_span(p: PairResult, names: tuple[str, ...], m: Metrics, width: int) -> tuple[int, int]:
+    """Where the chips may go on the pair's first line: after the names, before the total."""
+    d = m(26)
+    start = 2 * (d + m(6)) + text_width("  vs  ", "regular", m(16)) + m(20)
+    start += sum(text_width(fit_text(names[k], "bold", m(18), m(130)), "bold", m(18))
+                 for k in (p.a, p.b))
+    who, pts = _pair_total_text(p, names)
+    if who:
+        tot = text_width(f"+{pts}", "bold", m(22)) + m(8) + text_width(
+            fit_text(who, "bold", m(17), m(140)), "bold", m(17))
+    else:
+        tot = text_width("even", "bold", m(20))
+    return start, width - tot - m(20)
+
+
+def _chips_width(items: list[PairItem], m: Metrics) -> int:
+    return sum(text_width(_chip_text(it), "bold", m(15)) + m(16) + m(5) for it in items) - m(5)
+
+
+def _chip_text(it: PairItem) -> str:
+    return it.label if it.points is None else f"{it.label} {signed(it.points)}"
+
+
+def _pair_line(scene: Scene, m: Metrics, view: ShowdownView, p: PairResult, tags: list[str],
+               x: int, y: int, width: int, line_h: int, chip_x: int) -> None:
+    """One pair's line; ``chip_x`` < 0 puts the chips on a second line."""
+    names = view.names
+    cy = y + line_h // 2 - m(4)
+    d = m(26)
+    _seat_disc(scene, m, p.a, tags[p.a], x + d // 2, cy, d)
+    nx = x + d + m(6)
+    na = fit_text(names[p.a], "bold", m(18), m(130))
+    nx += scene.text((nx, cy), na, m(18), TEXT, "bold", anchor="lm")
+    nx += scene.text((nx, cy), "  vs  ", m(16), MUTED, anchor="lm")
+    _seat_disc(scene, m, p.b, tags[p.b], nx + d // 2, cy, d)
+    nx += d + m(6)
+    nb = fit_text(names[p.b], "bold", m(18), m(130))
+    scene.text((nx, cy), nb, m(18), TEXT, "bold", anchor="lm")
+    # total on the right
+    who, pts = _pair_total_text(p, names)
+    right = x + width
+    if who:
+        pw = scene.text((right, cy), f"+{pts}", m(22), WIN, "bold", anchor="rm")
+        scene.text((right - pw - m(8), cy), fit_text(who, "bold", m(17), m(140)), m(17), TEXT,
+                   "bold", anchor="rm")
+    else:
+        scene.text((right, cy), "even", m(20), MUTED, "bold", anchor="rm")
+    # chips
+    items = pair_items(p, names, view.rules)
+    one_line = chip_x >= 0
+    cx = x + (chip_x if one_line else d + m(6))
+    chip_y = cy if one_line else cy + line_h
+    for it in items:
+        text = _chip_text(it)
+        w = text_width(text, "bold", m(15)) + m(16)
+        h = m(28)
+        fill = PANEL_LIGHT if it.points is None or it.points == 0 else (
+            mix(WIN, PANEL, 0.45) if it.points > 0 else mix(LOSE, PANEL, 0.45))
+        if it.points is None:
+            fill = mix(FOUL, PANEL, 0.3) if "foul" in it.label else PANEL_LIGHT
+        scene.rect((cx, chip_y - h // 2, cx + w, chip_y + h // 2), h // 2, fill)
+        scene.text((cx + w // 2, chip_y), text, m(15), TEXT, "bold", anchor="mm")
+        cx += w + m(5)
+
+
+def showdown_layout(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> list[CardSpot]:
+    return showdown_scene(view, theme=theme).cards
+
+
+def render_showdown(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> bytes:
+    """The showdown as PNG bytes."""
+    return showdown_scene(view, theme=theme).png()
+
+
+def describe_showdown(view: ShowdownView) -> str:
+    """Everything the image says, as text: boards, hands, royalties, fouls, naturals, totals,
+    fantasyland, and every pair's settlement."""
+    st = view.settlement
+    n = len(view.names)
+    boards = list(st.boards) + [None] * (n - len(st.boards))
+    head = view.title or "Showdown"
+    if view.hand_no:
+        head += f" — hand {view.hand_no}"
+    lines = [head]
+    for i, name in enumerate(view.names):
+        board = boards[i]
+        roy = st.row_royalties[i] if i < len(st.row_royalties) else (0, 0, 0)
+        if board is None:
+            body = "no board shown"
+        else:
+            parts = []
+            for r, row in enumerate(board.rows):
+                item = f"{ROW_NAMES[r]}: {cards_text(row) or '-'}"
+                notes = []
+                if len(row) == GROUP_SIZES[r]:
+                    notes.append(evaluate(row).describe())
+                if roy[r]:
+                    notes.append(f"+{roy[r]}")
+                if notes:
+                    item += f" ({', '.join(notes)})"
+                parts.append(item)
+            body = " | ".join(parts)
+            if st.royalties[i]:
+                body += f" (royalties {st.royalties[i]})"
+        flags = []
+        if st.fouled[i] and not st.surrendered[i]:
+            flags.append("FOUL")
+        if st.surrendered[i]:
+            flags.append("surrendered")
+        if st.naturals[i]:
+            flags.append(f"natural: {st.naturals[i]}")
+        if st.moon[i]:
+            flags.append("shot the moon")
+        scooped = [view.names[j] for j in range(n) if j != i and st.pair(i, j).scoop > 0]
+        if scooped:
+            flags.append("scooped " + ", ".join(scooped))
+        total = f"total {signed(st.totals[i])} points"
+        if view.units is not None:
+            total += f", {signed(view.units[i])} units"
+        flags.append(total)
+        fl = view.fantasyland_next[i] if i < len(view.fantasyland_next) else 0
+        if fl:
+            flags.append(f"Fantasyland! ({fl} cards)")
+        lines.append(f"{name} — {body} — " + " · ".join(flags))
+    for a in range(n):
+        for b in range(a + 1, n):
+            p = st.pair(a, b)
+            items = "; ".join(it.text for it in pair_items(p, view.names, view.rules))
+            who, pts = _pair_total_text(p, view.names)
+            result = f"{who} +{pts}" if who else "even"
+            lines.append(f"{view.names[a]} vs {view.names[b]}: {items or 'nothing'} → {result}")
+    return "\n".join(lines)

@@ -1,0 +1,193 @@
+"""Images are valid PNGs, deterministic, thread-safe, small enough, and scale with the theme."""
+
+from __future__ import annotations
+
+import io
+import random
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from engine import DECK, Board
+from renderer import (
+    LeaderboardView,
+    SeatView,
+    StatsView,
+    TableView,
+    Theme,
+    describe_table,
+    leaderboard_scene,
+    render_hand,
+    render_leaderboard,
+    render_showdown,
+    render_stats,
+    render_table,
+    stats_scene,
+    table_scene,
+    warm_up,
+)
+from renderer import gallery as g
+from renderer.fonts import font
+from renderer.scene import encode
+
+MAX_BYTES = 300 * 1024
+
+
+def decode(png: bytes) -> Image.Image:
+    im = Image.open(io.BytesIO(png))
+    im.load()
+    return im
+
+
+@pytest.fixture(scope="module")
+def gallery_pngs() -> dict[str, bytes]:
+    return {name: render() for name, (render, _) in g.GALLERY.items()}
+
+
+def test_every_gallery_image_is_a_small_valid_png(gallery_pngs: dict[str, bytes]) -> None:
+    for name, png in gallery_pngs.items():
+        assert png[:8] == b"\x89PNG\r\n\x1a\n", name
+        im = decode(png)
+        assert im.mode == "RGB", name
+        assert len(png) <= MAX_BYTES, (name, len(png))
+        assert 300 <= im.width <= 1000, (name, im.size)
+        assert im.height <= 1600, (name, im.size)
+
+
+def test_encoder_is_lossless_and_has_no_metadata() -> None:
+    im = table_scene(g.table_ofc_4()).paint()
+    png = encode(im)
+    assert decode(png).tobytes() == im.tobytes()
+    chunks = []
+    pos = 8
+    while pos < len(png):
+        length = int.from_bytes(png[pos:pos + 4], "big")
+        kind = png[pos + 4:pos + 8]
+        data = png[pos + 8:pos + 8 + length]
+        crc = int.from_bytes(png[pos + 8 + length:pos + 12 + length], "big")
+        assert crc == zlib.crc32(kind + data)
+        chunks.append(kind)
+        pos += 12 + length
+    assert chunks == [b"IHDR", b"IDAT", b"IEND"]
+
+
+def test_same_input_same_bytes(gallery_pngs: dict[str, bytes]) -> None:
+    for name, (render, _) in g.GALLERY.items():
+        assert render() == gallery_pngs[name], name
+
+
+def test_threads_give_the_same_bytes(gallery_pngs: dict[str, bytes]) -> None:
+    names = [n for n in g.GALLERY] * 3
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda n: (n, g.GALLERY[n][0]()), names))
+    for name, png in results:
+        assert png == gallery_pngs[name], name
+
+
+def test_two_colour_deck_differs_from_four_colour(gallery_pngs: dict[str, bytes]) -> None:
+    assert gallery_pngs["table_ofc_4p"] != gallery_pngs["table_ofc_4p_two_colour"]
+
+
+def test_scale() -> None:
+    view = g.table_ofc_4()
+    big = table_scene(view)
+    small = table_scene(view, theme=Theme(scale=0.5))
+    assert abs(small.width - big.width / 2) <= 4 and abs(small.height - big.height / 2) <= 6
+    decode(small.png())
+
+
+def test_phone_preview_keeps_cards_large() -> None:
+    """At Discord's ~400 px phone preview a table card stays over 24 px wide."""
+    scene = table_scene(g.table_ofc_4())
+    card_w = scene.cards[0].box[2] - scene.cards[0].box[0]
+    assert card_w * 400 / scene.width > 24
+
+
+def test_suit_symbols_are_real_glyphs() -> None:
+    f = font("regular", 40)
+    notdef = f.getmask("\uffff").getbbox()
+    for sym in "♠♥♦♣":
+        mask = f.getmask(sym)
+        assert mask.getbbox() is not None and mask.getbbox() != notdef
+
+
+def test_leaderboard_and_stats() -> None:
+    view = g.leaderboard()
+    scene = leaderboard_scene(view)
+    assert decode(render_leaderboard(view)).size == (scene.width, scene.height)
+    empty = LeaderboardView("Nobody yet", "points", "all time", ())
+    decode(render_leaderboard(empty))
+    stats = g.stats()
+    assert decode(render_stats(stats)).size == (stats_scene(stats).width,
+                                                stats_scene(stats).height)
+    for balances in ((), (5,), (-3, -8, 2)):
+        decode(render_stats(StatsView("B", 1, 0, 0, 0.0, 0.0, balances)))
+
+
+def test_long_names_and_partial_boards_render() -> None:
+    seats = tuple(SeatView("W" * 60, Board.parse("Ah / / "), stack=10**9, is_turn=True,
+                           time_left=5, status="x" * 200, fantasyland=True, is_button=True)
+                  for _ in range(4))
+    view = TableView("T" * 200, "ofc", seats, street=9, streets=9, hand_no=10**6, note="n" * 300)
+    decode(table_scene(view).png())
+
+
+@pytest.mark.parametrize("scale", [0.6, 1.5])
+def test_every_image_renders_at_other_scales(scale: float) -> None:
+    theme = Theme(scale=scale)
+    for make, render in ((g.table_ofc_4, render_table), (g.hand_fantasyland_17, render_hand),
+                         (g.showdown_chinese_4, render_showdown),
+                         (g.leaderboard, render_leaderboard)):
+        im = decode(render(make(), theme=theme))  # type: ignore[operator]
+        assert im.width > 100
+
+
+def test_warm_up() -> None:
+    warm_up()
+    warm_up(Theme(four_colour=False))
+
+
+NAMES = ["", "A", "Bob", "Ünïcødé ♠ name", "W" * 40, "名前", "x y z " * 8]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_any_table_renders_and_lays_out(seed: int) -> None:
+    """Random partial boards, hidden cards and flags: the layout always has 13 places a seat,
+    every visible card once, and the picture is the layout's size."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 4)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    seats = []
+    pos = 0
+    for k in range(n):
+        rows = []
+        for size in (3, 5, 5):
+            take = rng.randint(0, size)
+            rows.append(tuple(deck[pos:pos + take]))
+            pos += take
+        board = Board(*rows)
+        seats.append(SeatView(
+            name=rng.choice(NAMES), board=board, hidden=rng.randint(0, 17 - len(board)),
+            stack=rng.choice([None, 0, -5, 10**9]), is_button=k == 0,
+            is_turn=rng.random() < 0.5, time_left=rng.choice([None, -5, 0, 9, 3600]),
+            last_placed=tuple(c for c in board.cards if rng.random() < 0.3),
+            fantasyland=rng.random() < 0.3, sitting_out=rng.random() < 0.3,
+            status=rng.choice(["", "set", "declared dragon", "s" * 80])))
+    view = TableView(rng.choice(NAMES), rng.choice(["ofc", "pineapple", "chinese"]),
+                     tuple(seats), street=rng.randint(0, 9), streets=rng.randint(0, 9),
+                     hand_no=rng.randint(0, 10**6), note=rng.choice(["", "n" * 200]))
+    scene = table_scene(view)
+    assert len(scene.cards) == 13 * n
+    faces = sorted(s.card for s in scene.cards if s.kind == "face")
+    assert faces == sorted(c for seat in seats for c in seat.board.cards)
+    assert decode(scene.png()).size == (scene.width, scene.height)
+    text = describe_table(view)
+    for seat in seats:
+        for c in seat.board.cards:
+            assert str(c) in text
