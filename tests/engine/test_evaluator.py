@@ -5,7 +5,7 @@ from itertools import combinations
 
 import pytest
 
-from engine import DECK, evaluate, parse_cards
+from engine import DECK, Board, Rules, evaluate, parse_cards
 from engine.evaluator import row_at_most
 
 RANKS = "23456789TJQKA"
@@ -79,12 +79,23 @@ def test_three_card_straights_and_flushes_mean_nothing() -> None:
         ("Qh Qd 7c", "Qs Qc 9d 8s 2c", -1),
         ("Kh Kd 2c", "Ks Kc 5d 4s 3c", -1),
         ("Ah Kd Qc", "As Ks Qd 9s 7c", 0),  # equal on the top's own ranks: legal
+        ("Kh Kd Ac", "Ks Kc As 7s 3c", 0),  # KK A vs KK A 7 3: equal (fouls if strict)
+        ("Kh Kd Qc", "Ks Kc As 7s 3c", -1),
+        ("7h 7d 7c", "7s Ac Ad Ks 3c", 1),  # trips beat a pair whatever the kickers
     ],
 )
 def test_cross_size_examples(top: str, middle: str, expected: int) -> None:
     t, m = evaluate(parse_cards(top)), evaluate(parse_cards(middle))
     assert row_at_most(t, m) == expected
     assert (t > m) == (expected > 0)
+    used = set(parse_cards(top + " " + middle))
+    rank = next(r for r in "AKQJT98765432" if not any(c.rank_char == r for c in used))
+    quads = parse_cards(" ".join(rank + s for s in "cdhs"))
+    kicker = next(c for c in DECK if c not in used and c not in quads)
+    bottom = [*quads, kicker]  # quads: the bottom never decides these fouls
+    board = Board(tuple(parse_cards(top)), tuple(parse_cards(middle)), tuple(bottom))
+    assert board.is_foul(Rules(strict_top=True)) == (expected >= 0)
+    assert board.is_foul(Rules()) == (expected > 0)
 
 
 @pytest.mark.parametrize(
