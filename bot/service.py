@@ -556,9 +556,13 @@ class TableService:
         return f"Hand #{t.row.hand_no} is dealt."
 
     def _ready_seats(self, t: TableState) -> list[SeatRow]:
+        """Seats dealt into the next hand.  A player who asked to leave still plays the
+        fantasyland hand they helped earn (RULES.md)."""
+        owed = bool(t.fantasyland_pending)
         return [
             s for s in t.seats
-            if not s.sitting_out and not s.leaving and (s.is_bot or s.stack > 0 or t.row.stake == 0)
+            if not s.sitting_out and (owed or not s.leaving)
+            and (s.is_bot or s.stack > 0 or t.row.stake == 0)
         ]
 
     async def _deal(self, t: TableState) -> None:

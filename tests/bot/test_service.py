@@ -1,0 +1,157 @@
+"""The table service without Discord: in-memory store, recording notifier, movable clock."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.service import ServiceError, TableService
+from bot.store import Store
+from engine import Card, parse_cards
+
+G, CH = 10, 20
+ALICE, BOB, CAROL = 101, 102, 103
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+
+    async def table_changed(self, t: Any) -> None:
+        self.events.append(("table", t.id))
+
+    async def turn_started(self, t: Any, seats: list[int]) -> None:
+        self.events.append(("turn", seats))
+
+    async def fantasyland_dealt(self, t: Any, seat_no: int) -> None:
+        self.events.append(("fantasyland", seat_no))
+
+    async def showdown(self, t: Any, result: Any) -> None:
+        self.events.append(("showdown", result))
+
+    async def notice(self, t: Any, text: str) -> None:
+        self.events.append(("notice", text))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+async def make(path: Path | str = ":memory:", **kw: Any) -> tuple[TableService, Recorder, Store]:
+    store = await Store.open(path)
+    rec = Recorder()
+    svc = TableService(store, rec, next_hand_delay=0.01, **kw)
+    return svc, rec, store
+
+
+async def finish_by_autoplay(svc: TableService, channel: int = CH) -> None:
+    t = svc.table_in_channel(channel)
+    while t.hand is not None:
+        hs = t.hand.to_act()[0]
+        async with t.lock:
+            t.hand.autoplay(hs)
+            await svc._after_action(t)
+
+
+async def test_leave_waits_for_the_fantasyland_it_owes() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "svc-fl")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    await svc.join(G, CH, BOB, "bob")
+    t = svc.table_in_channel(CH)
+    await store.update_table(t.id, extra={"fantasyland": {"0": 14}})  # alice owes... earned
+    await svc._refresh(t)
+    text = await svc.leave(CH, BOB)
+    assert "after the fantasyland hand" in text
+    assert t.seat_of_user(BOB).leaving
+    await svc.start(CH, ALICE)  # bob still plays the fantasyland hand he helped earn
+    assert t.hand is not None and t.hand.n == 2 and t.hand.fantasyland[t.hand_seat_of(0)] == 14
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_sitting_out_player_is_not_dealt_and_stack_cap_applies() -> None:
+    deck = parse_cards(
+        # bob (left of the button) gets trash; alice the nuts; streets alternate bob, alice
+        "2c 3d 4h 5s 7c  Ah Ad Ac Kh Kd"
+    )
+    svc, rec, store = await make(seed_factory=lambda: "svc-cap", deck_factory=lambda t: deck)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=5, buyin=500)
+    await svc.join(G, CH, BOB, "bob", buyin=10)
+    await svc.join(G, CH, CAROL, "carol", buyin=100)
+    await svc.sit_out(CH, CAROL, True)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and t.hand.n == 2  # carol sits out
+    await finish_by_autoplay(svc)
+    await asyncio.sleep(0.05)
+    result = t.last_result
+    assert result is not None and result.units is not None
+    assert all(-u <= 10 for u, uid in zip(result.units, result.user_ids, strict=True)
+               if uid == BOB)
+    assert sum(result.units) == 0
+    assert await store.stack(t.id, BOB) >= 0
+    assert await store.verify_ledger() == []
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_expired_deadline_acts_at_once_after_recovery(tmp_path: Path) -> None:
+    clock = Clock()
+    db = tmp_path / "svc.sqlite3"
+    svc, rec, store = await make(db, clock=clock, seed_factory=lambda: "svc-rec")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    first = t.hand.turn
+    await svc.shutdown()
+    await store.close()
+    clock.offset += 60  # the bot was down longer than the clock
+    svc2, rec2, store2 = await make(db, clock=clock)
+    await svc2.recover()
+    t2 = svc2.table_in_channel(CH)
+    for _ in range(200):
+        timed_out = any("Time ran out" in str(e[1]) for e in rec2.events if e[0] == "notice")
+        if t2.hand is not None and t2.hand.autoplayed[first] and timed_out:
+            break
+        await asyncio.sleep(0.02)
+    assert t2.hand is not None and t2.hand.autoplayed[first] == 1
+    assert any("Time ran out" in str(e[1]) for e in rec2.events if e[0] == "notice")
+    assert any("play resumes" in str(e[1]) for e in rec2.events if e[0] == "notice")
+    await svc2.shutdown()
+    await store2.close()
+
+
+async def test_errors_leave_everything_unchanged() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "svc-err")
+    with pytest.raises(ServiceError, match="no table in this channel"):
+        await svc.join(G, CH, BOB, "bob")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    with pytest.raises(ServiceError, match="2 to 3 players"):
+        await svc.new_table(G, CH + 1, BOB, "bob", variant="pineapple", seats=4)
+    with pytest.raises(ServiceError, match="At least 2 players"):
+        await svc.start(CH, ALICE)
+    with pytest.raises(ServiceError, match="stake is at most"):
+        await svc.new_table(G, CH + 2, BOB, "bob", stake=10_000)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    before = t.hand.to_json()
+    hs = t.hand.turn
+    other = ALICE if t.hand_seats[hs] != 0 else BOB
+    with pytest.raises(ServiceError, match="turn"):
+        await svc.place_text(CH, other, "Ah top")
+    with pytest.raises(ServiceError, match="Only members with Manage Server"):
+        await svc.grant(G, BOB, BOB, "bob", 100, manage=False)
+    assert t.hand.to_json() == before
+    assert isinstance(t.hand.pending[hs][0], Card)
+    await svc.shutdown()
+    await store.close()
