@@ -69,6 +69,8 @@ class OFCBot(commands.Bot):
     async def close(self) -> None:
         if self.service is not None:
             await self.service.shutdown()
+        for name in list(self.extensions):
+            await self.unload_extension(name)
         await super().close()
         if self.store is not None:
             await self.store.close()

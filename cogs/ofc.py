@@ -67,6 +67,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         self.service.notifier = self.presenter
         super().__init__()
 
+    async def cog_unload(self) -> None:
+        await self.presenter.close()
+
     # ---------------------------------------------------------------- tables
     @app_commands.command(name="new", description="Open a table in this channel (you take a seat)")
     @app_commands.describe(

@@ -167,6 +167,7 @@ class Presenter:
         self._pending_edits: dict[int, asyncio.Task[None]] = {}
         self._message_ids: dict[int, int] = {}
         self._edit_locks: dict[int, asyncio.Lock] = {}
+        self._dirty: set[int] = set()
 
     def channel(self, t: TableState) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(t.row.channel_id, guild_id=t.row.guild_id)
@@ -183,19 +184,29 @@ class Presenter:
         return text[:1990], png(data, f"table-{t.id}-{t.row.hand_no}.png")
 
     async def table_changed(self, t: TableState) -> None:
+        """Coalesce: changes within the window become one edit; a change that arrives while
+        an edit is being sent gets an edit of its own after it."""
+        self._dirty.add(t.id)
         task = self._pending_edits.get(t.id)
-        if task is not None and not task.done():
-            return  # an edit is already scheduled: it will show this change too
-        self._pending_edits[t.id] = asyncio.ensure_future(self._edit_later(t))
+        if task is None or task.done():
+            self._pending_edits[t.id] = asyncio.ensure_future(self._edit_later(t))
 
     async def _edit_later(self, t: TableState) -> None:
-        await asyncio.sleep(self.coalesce)
         lock = self._edit_locks.setdefault(t.id, asyncio.Lock())
-        async with lock:
-            try:
-                await self.post_table(t, edit=True)
-            except Exception:
-                log.exception("could not update the table message of table %s", t.id)
+        while t.id in self._dirty:
+            await asyncio.sleep(self.coalesce)
+            self._dirty.discard(t.id)
+            async with lock:
+                try:
+                    await self.post_table(t, edit=True)
+                except Exception:
+                    log.exception("could not update the table message of table %s", t.id)
+
+    async def close(self) -> None:
+        tasks = [task for task in self._pending_edits.values() if not task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def post_table(self, t: TableState, *, edit: bool = True) -> discord.Message | None:
         if t.row.status == "closed" or t.id not in self.bot.service.tables:  # type: ignore[union-attr]
