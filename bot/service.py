@@ -732,38 +732,34 @@ class TableService:
             text += f" Discarded {' '.join(str(c) for c in action.discards)} (only you see this)."
         return PlaceResult(text=text, hand_over=hand.is_over), before
 
-    async def declare(self, channel_id: int, user_id: int, natural: str) -> str:
+    async def _seat_action(
+        self, channel_id: int, user_id: int, do: Callable[[Hand, int], object]
+    ) -> TableState:
+        """Run a declare/surrender for the user's seat: verified by the engine (a refusal
+        changes nothing), persisted, then announced."""
         t = self.table_in_channel(channel_id)
         async with t.lock:
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
-            if natural not in NATURAL_NAMES:
-                raise ServiceError(f"Choose a natural: {', '.join(NATURAL_NAMES)}.")
             before = t.hand.turn
             try:
-                t.hand.declare(hs, natural)
+                do(t.hand, hs)
             except IllegalAction as e:
                 raise ServiceError(str(e)) from None
             t.drafts.pop(hs, None)
             t.deadlines.pop(hs, None)
             await self._after_action(t)
         await self._notify_after(t, before)
+        return t
+
+    async def declare(self, channel_id: int, user_id: int, natural: str) -> str:
+        if natural not in NATURAL_NAMES:
+            raise ServiceError(f"Choose a natural: {', '.join(NATURAL_NAMES)}.")
+        await self._seat_action(channel_id, user_id, lambda h, s: h.declare(s, natural))
         return f"You declared {natural}. It is revealed at the showdown."
 
     async def surrender(self, channel_id: int, user_id: int) -> str:
-        t = self.table_in_channel(channel_id)
-        async with t.lock:
-            hs = self._my_hand_seat(t, user_id)
-            assert t.hand is not None
-            before = t.hand.turn
-            try:
-                t.hand.surrender(hs)
-            except IllegalAction as e:
-                raise ServiceError(str(e)) from None
-            t.drafts.pop(hs, None)
-            t.deadlines.pop(hs, None)
-            await self._after_action(t)
-        await self._notify_after(t, before)
+        t = await self._seat_action(channel_id, user_id, lambda h, s: h.surrender(s))
         if t.rules.variant == "chinese":
             return f"You surrendered: you pay {t.rules.chinese_surrender} to each opponent."
         return "You surrendered: it scores as a foul."
