@@ -1,9 +1,12 @@
-"""The safe default play used on timeouts (and the fallback of the AI).
+"""The safe default play used on timeouts (and the move generator of the AI).
 
-Street decisions: every legal move is scored by a few random completions of the board from the
-cards the seat has not seen (deterministic for a given hand and moment); a move that completes the
-board is scored exactly, so the last card never fouls when a clean board is possible.  Whole sets
-(fantasyland, chinese) use the exact solver.  Only what the seat may see is used.
+Street decisions use the AI (``engine.ai``) at its easy settings with a fixed number of
+simulations, seeded from the hand's seed, the length of its log and the seat, so a timeout's move
+is reproducible.  A move that completes the board is chosen exactly, a clean board before any
+fouled one, so the last decision never fouls when a clean board is possible.  Whole sets
+(fantasyland, chinese) use the exact solver (``engine.solver``), else ``greedy_set``.  Only what
+the seat may see is used.  Should the AI ever fail, the older scorer here (a few random
+completions of the board per move, exact on the last street) takes over.
 """
 
 from __future__ import annotations
@@ -89,9 +92,25 @@ def score_move(
     return total / samples
 
 
+AUTOPLAY_SIMULATIONS = 60
+"""Sampled futures per timeout decision (about the AI's easy level, but reproducible)."""
+
+
 def choose_placement(hand: Hand, seat: int, req: Requirement) -> Move:
+    """The safe default move for ``seat`` (a timeout)."""
     if req.is_set:
         return choose_set(list(req.cards), hand, seat)
+    rng = random.Random(f"{hand.seed}/{len(hand.log)}/{seat}")
+    try:
+        from .ai import choose_move
+
+        return choose_move(hand, seat, "easy", rng=rng, simulations=AUTOPLAY_SIMULATIONS)
+    except Exception:  # pragma: no cover - a timeout must always produce a move
+        return _scored_placement(hand, seat, req)
+
+
+def _scored_placement(hand: Hand, seat: int, req: Requirement) -> Move:
+    """The fallback: every move scored by a few random completions (exact on the last street)."""
     rng = random.Random(f"{hand.seed}/{len(hand.log)}/{seat}")
     seen = hand.cards_seen_by(seat)
     unseen = [c for c in DECK if c not in seen]
@@ -109,26 +128,16 @@ def choose_placement(hand: Hand, seat: int, req: Requirement) -> Move:
 
 
 def choose_set(cards: list[Card], hand: Hand, seat: int) -> Move:
-    """A whole 13-card setting (plus discards) that never fouls when a clean one exists."""
-    rules = hand.rules
+    """A whole 13-card setting (plus discards) that never fouls when a clean one exists: the
+    solver, else the greedy set (``engine.ai.set_move``)."""
     try:
-        from . import solver
-    except ImportError:  # pragma: no cover - the solver ships with the engine
-        solver = None  # type: ignore[assignment]
-    board: Board
-    discards: tuple[Card, ...]
-    if solver is not None and rules.variant != "chinese" and hasattr(solver, "solve_fantasyland"):
-        sol = solver.solve_fantasyland(cards, rules)
-        board, discards = sol.board, tuple(sol.discards)
-    elif solver is not None and rules.variant == "chinese" and hasattr(
-        solver, "best_chinese_setting"
-    ):
-        board = solver.best_chinese_setting(cards, rules)
-        discards = ()
-    else:
+        from .ai import set_move
+
+        return set_move(cards, hand.rules)[0]
+    except Exception:  # pragma: no cover - a timeout must always produce a move
         board, discards = greedy_set(cards)
-    placed = tuple((c, r) for r, row in enumerate(board.rows) for c in row)
-    return placed, discards
+        placed = tuple((c, r) for r, row in enumerate(board.rows) for c in row)
+        return placed, discards
 
 
 def greedy_set(cards: Sequence[Card]) -> tuple[Board, tuple[Card, ...]]:

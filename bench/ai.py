@@ -1,0 +1,244 @@
+"""Benchmark of the AI player (``make bench-ai`` runs ``python -m bench.ai``).
+
+Duplicate style: every deal (a fixed seed) is played twice with the seats swapped, so both
+players get the same cards; a player's result for a deal is the mean of its two results, and the
+standard error is taken over deals.  Matches: the AI vs a random legal player, the AI vs a simple
+greedy player (the best move by the AI's static board value, no simulation), and AI self-play
+(foul and fantasyland rates).  By default every hand is a fresh hand; ``--session K`` plays K
+hands per deal with fantasyland carried over (button per ``engine.hand.next_button``).
+
+    python -m bench.ai                      # the default run: normal (60 deals), strong (24)
+    python -m bench.ai --quick              # a short smoke run
+    python -m bench.ai --level strong --hands 60 --variant pineapple --match random
+    python -m bench.ai --session 4          # sessions of 4 hands, fantasyland carried over
+    python -m bench.ai --sims 200           # fixed simulations per decision instead of time
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+
+from engine import Hand, Rules, next_button
+from engine.ai import DEFAULT_CONFIG, LEVELS, AIConfig, choose_move, choose_natural, static_value
+from engine.autoplay import street_moves
+
+Player = Callable[[Hand, int], float]
+"""Acts for a seat; returns the seconds it thought."""
+
+
+def random_player(hand: Hand, seat: int) -> float:
+    rng = random.Random(f"random/{hand.seed}/{len(hand.log)}/{seat}")
+    req = hand.requirement(seat)
+    assert req is not None
+    if req.is_set:
+        cards = list(req.cards)
+        rng.shuffle(cards)
+        rows = [0] * 3 + [1] * 5 + [2] * 5
+        hand.place(seat, list(zip(cards[:13], rows, strict=True)), cards[13:])
+        return 0.0
+    placed, dropped = rng.choice(street_moves(req))
+    hand.place(seat, placed, dropped)
+    return 0.0
+
+
+def greedy_player(hand: Hand, seat: int) -> float:
+    """The best move by the static board value (no look-ahead beyond it)."""
+    req = hand.requirement(seat)
+    assert req is not None
+    if req.is_set:
+        hand.autoplay(seat)
+        return 0.0
+    board = hand.boards[seat]
+    best = max(street_moves(req), key=lambda m: static_value(board.place(m[0]), hand.rules))
+    hand.place(seat, *best)
+    return 0.0
+
+
+def ai_player(level: str, sims: int | None, config: AIConfig = DEFAULT_CONFIG) -> Player:
+    def play(hand: Hand, seat: int) -> float:
+        t = time.perf_counter()
+        req = hand.requirement(seat)
+        assert req is not None
+        if req.is_set and hand.rules.variant == "chinese":
+            natural = choose_natural(hand, seat)
+            if natural:
+                hand.declare(seat, natural)
+                return time.perf_counter() - t
+        rng = random.Random(f"ai/{hand.seed}/{len(hand.log)}/{seat}")
+        placed, dropped = choose_move(hand, seat, level, rng=rng, simulations=sims,
+                                      config=config)
+        hand.place(seat, placed, dropped)
+        return time.perf_counter() - t
+
+    return play
+
+
+def make_player(name: str, level: str, sims: int | None) -> Player:
+    if name == "random":
+        return random_player
+    if name == "greedy":
+        return greedy_player
+    return ai_player(level, sims)
+
+
+@dataclass
+class Deal:
+    """One deal (a session of hands) played in both seat orders."""
+
+    points: list[float] = field(default_factory=list)
+    """Player A's points per hand in each orientation."""
+    fouls: list[int] = field(default_factory=list)
+    """Per regular (not fantasyland) board of player A (and of B in self-play)."""
+    fantasylands: list[int] = field(default_factory=list)
+    """Per regular board: 1 when it earned a fantasyland."""
+    royalties: list[int] = field(default_factory=list)
+    fl_hands: int = 0
+    """Fantasyland hands player A played."""
+    hands: int = 0
+    times: list[float] = field(default_factory=list)
+
+
+def play_deal(args: tuple[str, str, str, str, int | None, int, int, AIConfig]) -> Deal:
+    """``session`` hands with fantasyland carried over (button per ``next_button``), played
+    twice: seats as given, then swapped (the same seeds: a duplicate match).  In self-play the
+    second run is a different deal instead (swapping identical players would repeat it)."""
+    variant, a_name, b_name, level, sims, seed, session, config = args
+    rules = Rules(variant=variant)
+    a = ai_player(level, sims, config) if a_name == "ai" else make_player(a_name, level, sims)
+    b = ai_player(level, sims, config) if b_name == "ai" else make_player(b_name, level, sims)
+    deal = Deal()
+    selfplay = a_name == b_name
+    for swap in (False, True):
+        players = [b, a] if swap else [a, b]
+        seat_a = 1 if swap else 0
+        fl: tuple[int, ...] = (0, 0)
+        button = 1
+        total = 0
+        for k in range(session):
+            name = f"{seed}/{k}" if not (selfplay and swap) else f"{seed}/{k}/second"
+            hand = Hand(rules, ["P0", "P1"], button=button, fantasyland=fl,
+                        seed=f"bench/{variant}/{name}")
+            while not hand.is_over:
+                seat = hand.to_act()[0]
+                spent = players[seat](hand, seat)
+                if (seat == seat_a or selfplay) and spent:
+                    deal.times.append(spent)
+            s = hand.settlement
+            assert s is not None
+            total += s.totals[seat_a]
+            deal.hands += 1
+            deal.fl_hands += int(hand.fantasyland[seat_a] > 0)
+            for seat in (0, 1) if selfplay else (seat_a,):
+                if hand.fantasyland[seat]:
+                    continue
+                deal.fouls.append(int(s.fouled[seat]))
+                deal.royalties.append(s.royalties[seat])
+                deal.fantasylands.append(int(hand.fantasyland_next[seat] > 0))
+            fl = hand.fantasyland_next
+            button = next_button(button, 2, fl, rules)
+        deal.points.append(total / session)
+    return deal
+
+
+def run_match(
+    variant: str, a: str, b: str, level: str, sims: int | None, deals: int, workers: int,
+    first_seed: int = 0, session: int = 1, config: AIConfig = DEFAULT_CONFIG,
+) -> list[Deal]:
+    jobs = [(variant, a, b, level, sims, first_seed + i, session, config) for i in range(deals)]
+    if workers > 1:
+        with Pool(workers) as pool:
+            return pool.map(play_deal, jobs, chunksize=1)
+    return [play_deal(j) for j in jobs]
+
+
+def summarise(deals: Sequence[Deal]) -> dict[str, float]:
+    per_deal = [statistics.fmean(d.points) for d in deals]
+    n = len(per_deal)
+    mean = statistics.fmean(per_deal)
+    se = statistics.stdev(per_deal) / math.sqrt(n) if n > 1 else float("nan")
+    fouls = [x for d in deals for x in d.fouls]
+    fls = [x for d in deals for x in d.fantasylands]
+    roys = [x for d in deals for x in d.royalties]
+    times = [x for d in deals for x in d.times]
+    return {
+        "deals": n,
+        "points": mean,
+        "se": se,
+        "foul": statistics.fmean(fouls),
+        "fl": statistics.fmean(fls),
+        "royalties": statistics.fmean(roys),
+        "time_mean": statistics.fmean(times) if times else 0.0,
+        "time_max": max(times) if times else 0.0,
+        "decisions": len(times),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.ai", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--level", choices=sorted(LEVELS), action="append",
+                   help="AI level (repeatable; default: normal, then strong)")
+    p.add_argument("--hands", type=int, default=None,
+                   help="deals per match, each played in both seat orders (default 60 at easy "
+                        "and normal, 24 at strong)")
+    p.add_argument("--variant", choices=("pineapple", "ofc"), action="append",
+                   help="default: both")
+    p.add_argument("--match", choices=("random", "greedy", "self"), action="append",
+                   help="opponents (default: all three)")
+    p.add_argument("--session", type=int, default=1,
+                   help="hands per deal with fantasyland carried over (default 1: every hand "
+                        "fresh)")
+    p.add_argument("--sims", type=int, default=None,
+                   help="fixed simulations per decision instead of the level's time budget")
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    p.add_argument("--seed", type=int, default=0, help="first deal seed")
+    p.add_argument("--quick", action="store_true", help="easy level, 6 deals: a smoke run")
+    args = p.parse_args(argv)
+    levels = args.level or (["easy"] if args.quick else ["normal", "strong"])
+    variants = args.variant or ["pineapple", "ofc"]
+    matches = args.match or ["random", "greedy", "self"]
+    cmd = "python -m bench.ai " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(f"$ {cmd.strip()}")
+    print(f"levels {levels} ({', '.join(f'{k} {v} s' for k, v in LEVELS.items())} per "
+          f"decision), variants {variants}, matches {matches}, session {args.session} "
+          f"hand(s), workers {args.workers}, "
+          f"{f'{args.sims} simulations per decision' if args.sims else 'time budget'}, "
+          f"deal seeds from {args.seed}")
+    print("Each deal is played twice with the seats swapped (duplicate; self-play: two deals); "
+          "pts/hand is the AI's\nmean per hand, se its standard error over deals; foul, FL "
+          "(fantasyland entries) and roy (royalties)\nare per regular board of the AI (both "
+          "seats in self-play); s/dec is the AI's thinking time per decision.")
+    print(f"{'level':7} {'variant':9} {'vs':7} {'deals':>5} {'hands':>5} {'pts/hand':>8} "
+          f"{'se':>5} {'foul':>6} {'FL':>6} {'roy':>5} {'s/dec':>6} {'max':>5}  time")
+    sys.stdout.flush()
+    for level in levels:
+        deals = args.hands or (6 if args.quick else 24 if level == "strong" else 60)
+        for variant in variants:
+            for match in matches:
+                b = "ai" if match == "self" else match
+                t = time.perf_counter()
+                played = run_match(variant, "ai", b, level, args.sims, deals, args.workers,
+                                   args.seed, args.session)
+                s = summarise(played)
+                hands = sum(d.hands for d in played)
+                pts = "    —   " if match == "self" else f"{s['points']:+8.2f}"
+                se = "  — " if match == "self" else f"{s['se']:5.2f}"
+                print(f"{level:7} {variant:9} {match:7} {s['deals']:5.0f} {hands:5d} {pts} "
+                      f"{se:>5} {100 * s['foul']:5.1f}% {100 * s['fl']:5.1f}% "
+                      f"{s['royalties']:5.2f} {s['time_mean']:6.3f} {s['time_max']:5.2f}  "
+                      f"{time.perf_counter() - t:4.0f} s")
+                sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

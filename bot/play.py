@@ -1,0 +1,531 @@
+"""``ofc-bot play``: a game in the terminal against AI players (no Discord needed).
+
+Same engine, rules and move syntax as ``/ofc place`` (``engine.notation``); boards are drawn
+with colour (rich) and, when the renderer is importable, the table and showdown images are
+written to a folder.
+
+    ofc-bot play --variant pineapple --bots 2 --level strong --hands 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.markup import escape
+
+from engine import Board, Card, CardError, Hand, IllegalAction, Rules, next_button
+from engine.ai import LEVELS, choose_move, choose_natural, suggest
+from engine.board import ROW_SIZES, ROWS
+from engine.cards import SUIT_SYMBOLS
+from engine.evaluator import describe_value
+from engine.hand import Requirement
+from engine.notation import format_move, parse_move
+from engine.rules import RulesError
+
+SIMS_ENV = "OFC_PLAY_SIMS"
+"""Environment variable: a fixed number of simulations per bot decision (tests)."""
+
+SUIT_STYLE = {"s": "bold white", "h": "bold red", "d": "bold blue", "c": "bold green"}
+"""Four-colour deck, as in the images."""
+
+HELP = """\
+[bold]Placing cards[/bold]: write the cards, then the row they go to.
+  [cyan]Ah Kd top 7c bottom[/cyan]              rows: top/front/t, middle/mid/m, bottom/back/b
+  [cyan]Ah Kd top 7c bottom 2s discard[/cyan]   pineapple: discard with discard/d
+  [cyan]Qh Qd 2s top Kh Kd Ks 4c 3d middle 9c Tc Jc Qc Kc bottom[/cyan]
+  The cards left over are discarded when they are exactly the cards to discard.
+  With one card to place, the row alone is enough: [cyan]top[/cyan].
+  Cards: Ah, ah, 10h, Th, A♥ all work.
+[bold]Commands[/bold]
+  [cyan]auto[/cyan]               let the AI choose (and play) your move
+  [cyan]hint[/cyan]               show what the AI would play, without playing it
+  [cyan]board[/cyan]              draw the table again
+  [cyan]surrender[/cyan]          give up this hand (scores as a foul; chinese: pays the surrender)
+  [cyan]declare <natural>[/cyan]  chinese: declare six pairs, three straights, three flushes or dragon
+  [cyan]help[/cyan]               this text
+  [cyan]quit[/cyan]               stop playing
+"""
+
+
+class Quit(Exception):
+    """The player typed quit (or the input ended)."""
+
+
+def card_markup(card: Card, highlight: bool = False) -> str:
+    text = f"{card.rank_char}{SUIT_SYMBOLS[card.suit]}"
+    style = SUIT_STYLE[card.suit]
+    if highlight:
+        style += " underline"
+    return f"[{style}]{text}[/]"
+
+
+def cards_markup(cards: Sequence[Card], highlight: Sequence[Card] = ()) -> str:
+    return " ".join(card_markup(c, c in highlight) for c in cards)
+
+
+class Game:
+    """One terminal session: the human in seat 0, bots in the other seats."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        name: str,
+        bots: int,
+        level: str,
+        seed: str,
+        hands: int,
+        images: Path | None,
+        sims: int | None,
+        stdin: TextIO,
+        console: Console,
+        fantasyland: int = 0,
+    ) -> None:
+        self.rules = rules
+        self.names = [name] + [f"Bot {i}" for i in range(1, bots + 1)]
+        self.level = level
+        self.seed = seed
+        self.hands = hands
+        self.images = images
+        self.sims = sims
+        self.stdin = stdin
+        self.out = console
+        self.totals = [0] * len(self.names)
+        self.renderer: Any = None
+        self.hand_no = 0
+        self.image_no = 0
+        self.echo = not _isatty(stdin)
+        self.start_fantasyland = fantasyland
+
+    # -- output ------------------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        self.out.print(text, highlight=False)
+
+    def error(self, text: str) -> None:
+        self.out.print(f"[bold red]✗ {escape(text)}[/]", highlight=False)
+
+    def board_lines(self, hand: Hand, seat: int, viewer: int) -> list[str]:
+        board = hand.boards[seat]
+        hidden = hand.hidden(seat) and seat != viewer
+        lines = []
+        if hidden:
+            count = len(board) + len(hand.pending[seat])
+            lines.append(f"    [dim]fantasyland / set face down ({count} cards)[/]"
+                         if hand.fantasyland[seat] or count else "    [dim]setting…[/]")
+            return lines
+        last = hand.last_placed[seat]
+        done = board.is_complete
+        for r, (row_name, row) in enumerate(zip(ROWS, board.rows, strict=True)):
+            slots = ["[dim]··[/]"] * (ROW_SIZES[r] - len(row))
+            text = " ".join([card_markup(c, c in last) for c in row] + slots)
+            note = ""
+            if len(row) == ROW_SIZES[r]:
+                note = f"[dim]{describe_value(_row_value(row))}[/]"
+            lines.append(f"    {row_name:<7} {text}   {note}")
+        if done and hand.rules.variant != "chinese":
+            if board.is_foul(hand.rules):
+                lines.append("    [bold red]FOUL[/]")
+            else:
+                roy = board.royalties(hand.rules)
+                if roy:
+                    lines.append(f"    [yellow]royalties {roy}[/]")
+        return lines
+
+    def draw_table(self, hand: Hand, viewer: int = 0) -> None:
+        title = (f"[bold]Hand {self.hand_no}/{self.hands}[/] · {self.rules.variant} · "
+                 f"street {min(hand.street, hand.streets)}/{hand.streets}")
+        self.say()
+        self.say(title)
+        for seat in range(hand.n):
+            tags = []
+            if seat == hand.button:
+                tags.append("button")
+            if hand.fantasyland[seat]:
+                tags.append(f"fantasyland {hand.fantasyland[seat]}")
+            if hand.surrendered[seat]:
+                tags.append("surrendered")
+            elif hand.done[seat]:
+                tags.append("done")
+            elif seat in hand.to_act():
+                tags.append("to act")
+            label = escape(self.names[seat]) + (
+                " (you)" if seat == viewer and self.names[seat] != "You" else "")
+            tag_text = f" [dim]({', '.join(tags)})[/]" if tags else ""
+            self.say(f"  [bold]{label}[/]{tag_text}")
+            for line in self.board_lines(hand, seat, viewer):
+                self.say(line)
+        discards = hand.discards[viewer]
+        if discards:
+            self.say(f"  [dim]your discards:[/] {cards_markup(discards)}")
+
+    # -- images ----------------------------------------------------------------------------------
+    def write_image(self, kind: str, data: bytes) -> None:
+        if self.images is None:
+            return
+        self.image_no += 1
+        path = self.images / f"hand{self.hand_no:02d}-{self.image_no:03d}-{kind}.png"
+        path.write_bytes(data)
+        self.say(f"  [dim]image: {path}[/]")
+
+    def image_table(self, hand: Hand, viewer: int = 0) -> None:
+        r = self.renderer
+        if r is None:
+            return
+        seats = []
+        for seat in range(hand.n):
+            hidden = hand.hidden(seat) and seat != viewer
+            status = "surrendered" if hand.surrendered[seat] else (
+                "done" if hand.done[seat] else "")
+            if seat:
+                status = (status + " · " if status else "") + f"bot ({self.level})"
+            seats.append(r.SeatView(
+                name=self.names[seat],
+                board=Board() if hidden else hand.boards[seat],
+                hidden=(len(hand.boards[seat]) + len(hand.pending[seat])) if hidden else 0,
+                is_button=seat == hand.button,
+                is_turn=seat in hand.to_act(),
+                last_placed=() if hidden else hand.last_placed[seat],
+                fantasyland=bool(hand.fantasyland[seat]),
+                status=status,
+            ))
+        view = r.TableView(
+            title=f"{self.rules.variant} · terminal game", variant=self.rules.variant,
+            seats=tuple(seats), street=min(hand.street, hand.streets), streets=hand.streets,
+            hand_no=self.hand_no, note="Practice: no units move",
+        )
+        try:
+            self.write_image("table", r.render_table(view))
+        except Exception as exc:  # an image is a bonus: never stop the game for it
+            self.error(f"could not draw the table image: {exc}")
+
+    def image_showdown(self, hand: Hand) -> None:
+        r = self.renderer
+        if r is None or hand.settlement is None:
+            return
+        view = r.ShowdownView(
+            names=tuple(self.names), settlement=hand.settlement, rules=self.rules,
+            fantasyland_next=tuple(hand.fantasyland_next), hand_no=self.hand_no,
+            title=f"Hand {self.hand_no} · {self.rules.variant}",
+        )
+        try:
+            self.write_image("showdown", r.render_showdown(view))
+        except Exception as exc:
+            self.error(f"could not draw the showdown image: {exc}")
+
+    # -- bots --------------------------------------------------------------------------------------
+    def bot_rng(self, hand: Hand, seat: int) -> random.Random:
+        return random.Random(f"{self.seed}/{self.hand_no}/{len(hand.log)}/{seat}")
+
+    def bot_act(self, hand: Hand, seat: int) -> None:
+        name = self.names[seat]
+        req = hand.requirement(seat)
+        assert req is not None
+        if req.is_set and self.rules.variant == "chinese":
+            natural = choose_natural(hand, seat)
+            if natural:
+                hand.declare(seat, natural)
+                self.say(f"  [magenta]{escape(name)}[/] sets its hand face down.")
+                return
+        placed, dropped = choose_move(hand, seat, self.level, rng=self.bot_rng(hand, seat),
+                                      simulations=self.sims)
+        hand.place(seat, placed, dropped)
+        if hand.hidden(seat):
+            self.say(f"  [magenta]{escape(name)}[/] sets its hand face down.")
+            return
+        cards = [c for c, _ in placed]
+        text = format_move(placed)
+        for card in cards:
+            text = text.replace(str(card), card_markup(card), 1)
+        extra = f", discards {len(dropped)} face down" if dropped else ""
+        self.say(f"  [magenta]{escape(name)}[/] places {text}{extra}.")
+
+    # -- the human -----------------------------------------------------------------------------------
+    def read(self, prompt: str) -> str:
+        self.out.print(prompt, end="", highlight=False)
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            raise Quit
+        line = line.strip()
+        if self.echo:
+            self.say(escape(line))
+        return line
+
+    def human_act(self, hand: Hand, seat: int) -> None:
+        self.draw_table(hand, seat)
+        self.image_table(hand, seat)
+        while hand.may_act(seat):
+            req = hand.requirement(seat)
+            assert req is not None
+            self.say(f"  Your cards: {cards_markup(req.cards)}   [bold]{req.describe()}[/]")
+            line = self.read("  > ")
+            if not line:
+                continue
+            if self.command(hand, seat, req, line):
+                continue
+            try:
+                placed, dropped = parse_move(line, req, hand.boards[seat])
+                hand.place(seat, placed, dropped)
+            except (IllegalAction, CardError) as exc:
+                self.error(str(exc))
+
+    def command(self, hand: Hand, seat: int, req: Requirement, line: str) -> bool:
+        """Run a command; False when the line is a move."""
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        if word in ("quit", "exit", "q"):
+            raise Quit
+        if word in ("help", "?", "h"):
+            self.out.print(HELP, highlight=False)
+            return True
+        if word in ("board", "table", "show"):
+            self.draw_table(hand, seat)
+            return True
+        if word in ("auto", "hint", "suggest"):
+            self.auto(hand, seat, req, play=word == "auto")
+            return True
+        if word == "surrender":
+            try:
+                hand.surrender(seat)
+                self.say("  You surrender this hand.")
+            except IllegalAction as exc:
+                self.error(str(exc))
+            return True
+        if word == "declare":
+            natural = rest.strip().lower()
+            if not natural:
+                self.error("Declare which natural? six pairs, three straights, three flushes "
+                           "or dragon")
+                return True
+            try:
+                hand.declare(seat, natural)
+                self.say(f"  You declare {natural}.")
+            except IllegalAction as exc:
+                self.error(str(exc))
+            return True
+        return False
+
+    def auto(self, hand: Hand, seat: int, req: Requirement, play: bool) -> None:
+        natural = choose_natural(hand, seat) if req.is_set else None
+        if natural:
+            self.say(f"  [cyan]AI:[/] declare {natural}.")
+            if play:
+                hand.declare(seat, natural)
+            return
+        s = suggest(hand, seat, self.level, rng=self.bot_rng(hand, seat), simulations=self.sims)
+        self.say(f"  [cyan]AI:[/] {escape(s.explanation)}")
+        if play:
+            hand.place(seat, s.placements, s.discards)
+            self.say(f"  You play {escape(format_move(s.placements, s.discards))}.")
+
+    # -- showdown -----------------------------------------------------------------------------------
+    def showdown(self, hand: Hand) -> None:
+        s = hand.settlement
+        assert s is not None
+        self.say()
+        self.say(f"[bold]Showdown, hand {self.hand_no}[/]")
+        for seat in range(hand.n):
+            label = escape(self.names[seat])
+            tags = []
+            if s.surrendered[seat]:
+                tags.append("[red]surrendered[/]")
+            elif s.naturals[seat]:
+                tags.append(f"[magenta]natural: {s.naturals[seat]}[/]")
+            elif s.fouled[seat]:
+                tags.append("[bold red]FOUL[/]")
+            if s.royalties[seat]:
+                rr = s.row_royalties[seat]
+                tags.append(f"[yellow]royalties {s.royalties[seat]} "
+                            f"({rr[0]} + {rr[1]} + {rr[2]})[/]")
+            if s.moon[seat]:
+                tags.append("[yellow]shoots the moon[/]")
+            self.say(f"  [bold]{label}[/] {' · '.join(tags)}".rstrip())
+            if s.naturals[seat]:
+                self.say(f"    {cards_markup(hand.natural_cards[seat])}")
+            elif hand.boards[seat].is_complete:
+                for line in self.board_lines(hand, seat, seat):
+                    if "FOUL" in line or "royalties" in line:
+                        continue
+                    self.say(line)
+        self.say("  [bold]Pairs[/]")
+        for p in s.pairs:
+            a, b = escape(self.names[p.a]), escape(self.names[p.b])
+            parts = []
+            if p.rows is not None:
+                rows = " ".join(f"{ROWS[i]} {_signed(p.row_points[i])}" for i in range(3))
+                parts.append(rows)
+            if p.bonus:
+                parts.append(f"{'scoop' if p.scoop else 'bonus'} {_signed(p.bonus)}")
+            if p.royalty_points:
+                parts.append(f"royalties {_signed(p.royalty_points)}")
+            if p.natural_points:
+                parts.append(f"natural {_signed(p.natural_points)}")
+            if p.moon_points:
+                parts.append(f"moon {_signed(p.moon_points)}")
+            if p.surrender_points:
+                parts.append(f"surrender {_signed(p.surrender_points)}")
+            note = f" [dim]({p.note})[/]" if p.note else ""
+            self.say(f"    {a} vs {b}: {', '.join(parts) or 'nothing'}{note} → "
+                     f"[bold]{_signed(p.total)}[/] to {a}")
+        self.say("  [bold]Points[/]")
+        for seat in range(hand.n):
+            self.totals[seat] += s.totals[seat]
+            self.say(f"    {escape(self.names[seat]):<12} {_signed(s.totals[seat]):>5}   "
+                     f"[dim]total {_signed(self.totals[seat])}[/]")
+        for seat, cards in enumerate(hand.fantasyland_next):
+            if cards:
+                who = "You go" if seat == 0 else f"{escape(self.names[seat])} goes"
+                stay = " again" if hand.fantasyland[seat] else ""
+                self.say(f"  [bold yellow]{who} to fantasyland{stay} ({cards} cards)![/]")
+        self.image_showdown(hand)
+
+    # -- the session --------------------------------------------------------------------------------
+    def run(self) -> int:
+        n = len(self.names)
+        button = n - 1  # the human acts first in the first hand
+        fantasyland: tuple[int, ...] = (self.start_fantasyland,) + (0,) * (n - 1)
+        try:
+            for k in range(1, self.hands + 1):
+                self.hand_no = k
+                hand = Hand(self.rules, self.names, button, fantasyland, seed=f"{self.seed}/{k}")
+                self.say()
+                self.say(f"[bold]═══ Hand {k} of {self.hands} ═══[/]  "
+                         f"button: {escape(self.names[button])}")
+                self.play_hand(hand)
+                self.showdown(hand)
+                fantasyland = hand.fantasyland_next
+                button = next_button(button, n, fantasyland, self.rules)
+        except Quit:
+            self.say("Bye.")
+            return 0
+        if self.hands > 1:
+            self.say()
+            self.say("[bold]Session totals[/]")
+            for seat in range(n):
+                self.say(f"    {escape(self.names[seat]):<12} {_signed(self.totals[seat]):>5}")
+        return 0
+
+    def play_hand(self, hand: Hand) -> None:
+        while not hand.is_over:
+            acting = hand.to_act()
+            bots = [s for s in acting if s != 0]
+            if bots:
+                self.bot_act(hand, bots[0])
+                continue
+            self.human_act(hand, 0)
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def _row_value(row: Sequence[Card]) -> int:
+    from engine import evaluate
+
+    return int(evaluate(row))
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def load_renderer() -> tuple[Any, str]:
+    """The renderer package, or None and why."""
+    try:
+        import renderer
+
+        for name in ("render_table", "render_showdown", "TableView", "SeatView", "ShowdownView"):
+            if not hasattr(renderer, name):
+                return None, f"the renderer has no {name} yet"
+        return renderer, ""
+    except Exception as exc:  # ImportError, or a renderer that fails while being written
+        return None, f"the renderer is not available ({type(exc).__name__}: {exc})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ofc-bot play",
+        description="Play Open Face Chinese Poker in the terminal against AI players.",
+    )
+    p.add_argument("--variant", choices=("ofc", "pineapple", "chinese"), default="ofc")
+    p.add_argument("--bots", type=int, default=1, help="AI opponents (default 1)")
+    p.add_argument("--level", choices=tuple(LEVELS), default="normal",
+                   help="AI strength: thinking time per decision (default normal)")
+    p.add_argument("--seed", default=None, help="deal seed (default: random)")
+    p.add_argument("--images", default="play-images", metavar="DIR",
+                   help="folder for the table and showdown images (default ./play-images)")
+    p.add_argument("--no-images", action="store_true", help="do not write images")
+    p.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
+    p.add_argument("--name", default="You", help="your name at the table")
+    p.add_argument("--fantasyland", type=int, default=0, metavar="CARDS",
+                   help="practice: start in fantasyland with this many cards (13-17)")
+    p.add_argument("--sims", type=int, default=None, help=argparse.SUPPRESS)
+    return p
+
+
+def main(
+    argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """Run a terminal game; returns the exit status."""
+    stdin = stdin if stdin is not None else sys.stdin
+    stdout = stdout if stdout is not None else sys.stdout
+    console = Console(file=stdout, highlight=False, soft_wrap=True)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        rules = Rules(variant=args.variant)
+        rules.check_players(args.bots + 1)
+    except RulesError as exc:
+        console.print(f"[red]{escape(str(exc))}[/]: choose --bots from {rules.min_players - 1} "
+                      f"to {rules.max_players - 1}")
+        return 2
+    if args.hands < 1:
+        console.print("[red]--hands must be at least 1[/]")
+        return 2
+    if args.fantasyland and (
+        not rules.has_fantasyland or not 13 <= args.fantasyland <= 17
+        or (rules.variant == "ofc" and args.fantasyland != 13)
+    ):
+        console.print("[red]--fantasyland: ofc deals 13 cards, pineapple 13 to 17; chinese has "
+                      "no fantasyland[/]")
+        return 2
+    sims = args.sims
+    if sims is None and os.environ.get(SIMS_ENV):
+        sims = int(os.environ[SIMS_ENV])
+    seed = args.seed if args.seed is not None else secrets.token_hex(4)
+    images: Path | None = None
+    renderer = None
+    if not args.no_images:
+        renderer, why = load_renderer()
+        if renderer is None:
+            console.print(f"[dim]No images: {escape(why)}.[/]")
+        else:
+            images = Path(args.images)
+            images.mkdir(parents=True, exist_ok=True)
+    game = Game(rules, args.name, args.bots, args.level, seed, args.hands, images, sims,
+                stdin, console, args.fantasyland)
+    game.renderer = renderer
+    console.print(
+        f"[bold]OFC Table[/] · {rules.variant} · you against {args.bots} bot"
+        f"{'s' if args.bots != 1 else ''} ({args.level}) · seed {escape(seed)} "
+        f"(replay with --seed {escape(seed)}). Type [cyan]help[/] for the syntax.",
+        highlight=False,
+    )
+    return game.run()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

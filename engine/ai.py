@@ -1,0 +1,1047 @@
+"""The engine's AI player: ofc and pineapple street decisions, whole sets through the solver.
+
+Only what the seat may see is used: its own board, pending cards and discards, the boards of the
+other seats that are face up, public facts (who is in fantasyland, who surrendered) and
+``hand.cards_seen_by(seat)``; every other card (the deck, other seats' pending cards and
+discards, hidden fantasyland or chinese sets) is "unseen" and equally likely to be anywhere.
+
+Technique (street decisions)
+----------------------------
+*Monte Carlo with common random numbers.*  Each round samples the seat's future cards from the
+unseen cards once; every candidate move is then played out on that same future by a fast rollout
+policy, and the finished board is scored exactly.  Comparing candidates on the same futures
+removes most of the sampling noise from their differences.
+
+*Rollout policy.*  A greedy one-step policy on a static board value ``Q``: every row's content is
+abstracted (its ranks, and whether it can still be a flush) and given the distribution of the
+values it reaches when its free slots are filled at random (sampled once per abstract row and
+cached, deterministic).  ``Q = (1 - p) * (sum of the rows' mean worth) - p * foul_cost`` where
+``p`` bounds the chance of a foul (top above middle, middle above bottom) under those
+distributions.  A row's worth is its royalty, its expected row points against a typical opponent
+row (quantile tables measured in self-play) and, for the top, the fantasyland value.  The street
+that completes the board is chosen exactly.
+
+*Exact finish.*  A finished board is scored against every opponent: its royalties, fantasyland,
+and the row points and scoop against what is visible of that opponent (a complete row exactly, a
+partial row as "at least its made hand" through the quantile tables), weighed by the chance that
+the opponent fouls (known when their board is done).  A foul scores the loss of every row and the
+scoop.  When the move finishes the board, every move is scored exactly and a clean board always
+beats a fouled one.
+
+*Search.*  Candidate moves are ranked by ``Q``; the best few (by level) enter the simulation,
+which drops a candidate when its paired difference with the leader is clearly negative and
+halves the field at checkpoints.  It stops at the time budget (``LEVELS``) or after a fixed number
+of ``simulations`` (reproducible with a seeded ``rng``).
+
+Whole sets (fantasyland, chinese) use ``engine.solver`` and fall back to
+``engine.autoplay.greedy_set``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .autoplay import Move, greedy_set, street_moves
+from .board import ROWS, Board, bottom_royalty, middle_royalty, top_royalty
+from .cards import DECK, RANK_SHIFT, Card, cards_text
+from .evaluator import (
+    CATEGORY_SHIFT,
+    HIGH_CARD,
+    MASK,
+    PAIR,
+    QUADS,
+    TRIPS,
+    TWO_PAIR,
+    HandValue,
+    describe_value,
+    value_table,
+)
+from .rules import Rules
+
+if TYPE_CHECKING:
+    from .hand import Hand, Requirement
+
+__all__ = [
+    "LEVELS",
+    "AIConfig",
+    "Candidate",
+    "Suggestion",
+    "analyse",
+    "choose_move",
+    "choose_natural",
+    "describe_move",
+    "set_move",
+    "static_value",
+    "suggest",
+]
+
+LEVELS: dict[str, float] = {"easy": 0.05, "normal": 0.3, "strong": 1.0}
+"""Seconds per street decision."""
+
+_CANDIDATES = {"easy": 8, "normal": 14, "strong": 24}
+"""How many moves (best by the static value) enter the simulation."""
+
+
+@dataclass(frozen=True)
+class AIConfig:
+    """Tuning knobs (the defaults are what the benchmark measured)."""
+
+    fantasyland_values: tuple[tuple[int, float], ...] = (
+        (13, 7.0), (14, 8.0), (15, 10.0), (16, 12.0), (17, 14.0),
+    )
+    """Points a fantasyland of that many cards is worth, per opponent."""
+    opponent_foul_power: float = 2.0
+    """An unfinished opponent's foul chance: the static estimate for their board to this power
+    (calibrated on AI and random players' boards)."""
+    row_samples: int = 40
+    """Random fills per abstract row (the rollout policy's row distributions)."""
+    equity_weight: float = 1.0
+    """Static value: weight of a row's expected points against a typical row."""
+    foul_extra: float = 3.0
+    """Risk aversion: points a foul costs beyond the rows and scoop, per opponent that may not
+    foul (it stands for what a foul also loses: fantasyland chances, the royalties the rows
+    were worth)."""
+
+    def fantasyland_value(self, cards: int) -> float:
+        if cards <= 0:
+            return 0.0
+        table = dict(self.fantasyland_values)
+        return table.get(cards, table[max(table)] if cards > max(table) else table[min(table)])
+
+
+DEFAULT_CONFIG = AIConfig()
+
+# -- tables --------------------------------------------------------------------------------------
+
+_VALUES = value_table()
+_SUIT_PART = (1 << RANK_SHIFT) - 1
+_NO_KICKERS = ~0xFF
+_FULL = (3, 5, 5)
+
+# Final row values (top, middle, bottom) of boards that did not foul, measured in AI self-play:
+# 48 quantiles each, ascending.  A row's expected points against a typical opponent row is
+# P(it beats one) - P(it loses to one).
+ROW_QUANTILES: dict[str, tuple[tuple[int, ...], ...]] = {
+    "ofc": (
+        (0x63200, 0x76400, 0x86200, 0x93200, 0x95400, 0x96500, 0x97600, 0x98300, 0x98600,
+         0xa5300, 0xa6500, 0xa7300, 0xa7400, 0xa8300, 0xa8500, 0xa9200, 0xa9600, 0xb3200,
+         0xb5400, 0xb7300, 0xb7500, 0xb8200, 0xb8500, 0xb8700, 0xb9500, 0xba300, 0xba800,
+         0xc5200, 0xc6400, 0xc7400, 0xc8600, 0xc9700, 0xca400, 0xca900, 0xcb500, 0xd3200,
+         0xd6300, 0xd7400, 0xd9200, 0xda600, 0xdba00, 0xe5200, 0xe8300, 0xea200, 0xec800,
+         0x132000, 0x16a000, 0x1b3000),
+        (0xa8743, 0xb9752, 0xc6532, 0xc8765, 0xca742, 0xcb543, 0xcb975, 0xd7642, 0xd9762,
+         0xda843, 0xdb752, 0xdb962, 0xdba92, 0xdc862, 0xdca64, 0xdcb98, 0xe8743, 0xea732,
+         0xea972, 0xeb873, 0xec642, 0xec932, 0xeca74, 0xed652, 0xeda76, 0xedba8, 0x12c530,
+         0x12ea70, 0x13b620, 0x13ca90, 0x14c720, 0x15a860, 0x15ec70, 0x16cb20, 0x179650,
+         0x17e650, 0x18ca50, 0x18eca0, 0x19c730, 0x1ab940, 0x1b7650, 0x1bc320, 0x1c9720,
+         0x1d8540, 0x1dc930, 0x1eba80, 0x292c00, 0x2e8600),
+        (0xda854, 0xe9872, 0xeba63, 0xecba9, 0xeda92, 0xedcb3, 0x13b840, 0x14c930, 0x15da20,
+         0x16c740, 0x179420, 0x186430, 0x198760, 0x19eb80, 0x1adb40, 0x1ba950, 0x1bed70,
+         0x1cdb50, 0x1d8530, 0x1de640, 0x1e7640, 0x1ea860, 0x1eba70, 0x1ed860, 0x252400,
+         0x273900, 0x286500, 0x295e00, 0x2a3200, 0x2b4900, 0x2c2300, 0x2ca500, 0x2d3600,
+         0x2db300, 0x2e9a00, 0x32b900, 0x34c800, 0x37d200, 0x3ae800, 0x3d6400, 0x3e9700,
+         0x4e0000, 0x5edc96, 0x63c000, 0x674000, 0x69a000, 0x6d9000, 0x74b000),
+    ),
+    "pineapple": (
+        (0x65400, 0x85300, 0x87600, 0x96400, 0x97400, 0x98600, 0xa5300, 0xa7200, 0xa8500,
+         0xa9400, 0xb4200, 0xb6300, 0xb7500, 0xb8600, 0xb9500, 0xb9800, 0xba800, 0xc5300,
+         0xc7300, 0xc8400, 0xc9300, 0xc9700, 0xca300, 0xca800, 0xcb400, 0xcb700, 0xcba00,
+         0xd6400, 0xd8700, 0xd9800, 0xdb400, 0xdb800, 0xdc500, 0xdc800, 0xdcb00, 0xe7300,
+         0xe9200, 0xeb200, 0xec500, 0xeca00, 0xeda00, 0x12b000, 0x158000, 0x173000, 0x18b000,
+         0x1a6000, 0x1c5000, 0x1d7000),
+        (0xb9853, 0xcb542, 0xd9543, 0xdb532, 0xdc732, 0xdca64, 0xe7654, 0xea853, 0xeb974,
+         0xec975, 0xecb75, 0xed942, 0xedb32, 0xedc94, 0x12d740, 0x12ec50, 0x13dba0, 0x149630,
+         0x14d950, 0x14eb30, 0x15a760, 0x15d320, 0x16b540, 0x16db80, 0x16ed20, 0x17c540,
+         0x17e830, 0x18c420, 0x18e730, 0x19c420, 0x19e750, 0x1ad980, 0x1b8620, 0x1bdc20,
+         0x1c9870, 0x1cd920, 0x1d8540, 0x1dc650, 0x1de970, 0x1ea740, 0x1ed850, 0x263400,
+         0x286900, 0x2b3600, 0x2d2300, 0x2e3a00, 0x358400, 0x3d9500),
+        (0xe9432, 0xeda84, 0x12db60, 0x14ea30, 0x15ec80, 0x17ea90, 0x19a730, 0x1ad830, 0x1bd960,
+         0x1cb730, 0x1d8650, 0x1de730, 0x1ea640, 0x1ec860, 0x252700, 0x273800, 0x283700,
+         0x295700, 0x2a6400, 0x2b5e00, 0x2ba600, 0x2c6e00, 0x2d2400, 0x2d5200, 0x2db700,
+         0x2e3a00, 0x2e7400, 0x2eab00, 0x329300, 0x33e700, 0x36a400, 0x397600, 0x3aed00,
+         0x3d8500, 0x4d0000, 0x5e7654, 0x5eda98, 0x638000, 0x64e000, 0x66a000, 0x67a000,
+         0x68a000, 0x6a3000, 0x6b6000, 0x6ce000, 0x6e3000, 0x6ea000, 0x794000),
+    ),
+}
+
+
+def _rank_counts(rank_key: int) -> list[int]:
+    out = []
+    for _ in range(13):
+        rank_key, d = divmod(rank_key, 5)
+        out.append(d)
+    return out
+
+
+def _made_value(counts: Sequence[int]) -> int:
+    """A lower bound (on the evaluator's scale) for any row that contains these ranks."""
+    quads = [r for r in range(12, -1, -1) if counts[r] >= 4]
+    trips = [r for r in range(12, -1, -1) if counts[r] == 3]
+    pairs = [r for r in range(12, -1, -1) if counts[r] == 2]
+    singles = [r for r in range(12, -1, -1) if counts[r] == 1]
+    if quads:
+        return QUADS << CATEGORY_SHIFT | (quads[0] + 2) << 16
+    if trips:
+        return TRIPS << CATEGORY_SHIFT | (trips[0] + 2) << 16
+    if len(pairs) >= 2:
+        return TWO_PAIR << CATEGORY_SHIFT | (pairs[0] + 2) << 16 | (pairs[1] + 2) << 12
+    if pairs:
+        return PAIR << CATEGORY_SHIFT | (pairs[0] + 2) << 16
+    if singles:
+        return HIGH_CARD << CATEGORY_SHIFT | (singles[0] + 2) << 16
+    return 0
+
+
+_DIST: dict[tuple[int, int, bool, int], tuple[int, ...]] = {}
+
+
+def _distribution(size: int, rank_key: int, flush: bool, samples: int) -> tuple[int, ...]:
+    """Sorted values a row of ``size`` reaches when its free slots get random cards: a fixed
+    sample (seeded by the row), so every cache state gives the same answers."""
+    key = (size, rank_key, flush, samples)
+    found = _DIST.get(key)
+    if found is not None:
+        return found
+    counts = _rank_counts(rank_key)
+    cards: list[Card] = []
+    for rank in range(13):
+        for k in range(counts[rank]):
+            suit = 3 if flush else (len(cards) + k) % 4
+            while DECK[rank * 4 + suit] in cards:
+                suit = (suit + 1) % 4
+            cards.append(DECK[rank * 4 + suit])
+    rest = [c for c in DECK if c not in cards]
+    rng = random.Random(f"row/{size}/{rank_key}/{int(flush)}/0")
+    base = sum(cards)
+    free = size - len(cards)
+    out = tuple(sorted(
+        int(_VALUES[(base + sum(rng.sample(rest, free))) & MASK]) for _ in range(samples)
+    ))
+    _DIST[key] = out
+    return out
+
+
+def _fl_cards(vt: int, rules: Rules) -> int:
+    """Cards of the fantasyland a (clean) top of value ``vt`` earns (0: none)."""
+    if not rules.has_fantasyland:
+        return 0
+    cat = vt >> CATEGORY_SHIFT
+    if cat == TRIPS:
+        level = 4
+    elif cat == PAIR and (vt >> 16) & 15 >= 12:
+        level = ((vt >> 16) & 15) - 11
+    else:
+        return 0
+    if rules.variant == "ofc":
+        return 13
+    if not rules.progressive:
+        return 14
+    return 13 + level
+
+
+def _fouls(vt: int, vm: int, vb: int, strict: bool) -> bool:
+    if vm > vb:
+        return True
+    if strict:
+        return vt >= vm & _NO_KICKERS
+    return vt > vm
+
+
+_MEMO_CAP = 400_000
+"""Entries per cache before it is emptied (a long-running bot must not grow without bound)."""
+
+
+class _Row:
+    __slots__ = ("id", "dist", "mean", "lb", "size")
+
+    def __init__(self, ident: int, dist: tuple[int, ...], mean: float, lb: int, size: int) -> None:
+        self.id = ident
+        self.dist = dist
+        self.mean = mean
+        self.lb = lb
+        self.size = size
+
+
+class _Model:
+    """Static board values for one rule set (caches shared by every decision)."""
+
+    def __init__(self, rules: Rules, config: AIConfig) -> None:
+        self.rules = rules
+        self.config = config
+        self.strict = rules.strict_top
+        self.loss = float(3 + rules.scoop_bonus + rules.overall_bonus)
+        self.royal = rules.has_royalties
+        self.tables = ROW_QUANTILES.get(rules.variant, ROW_QUANTILES["pineapple"])
+        self.rows: tuple[dict[int, _Row], dict[int, _Row], dict[int, _Row]] = ({}, {}, {})
+        self._abstract: dict[tuple[int, int, int, bool], _Row] = {}
+        self.ptm: dict[int, float] = {}
+        self.pmb: dict[int, float] = {}
+        self._worth: tuple[dict[int, float], dict[int, float], dict[int, float]] = ({}, {}, {})
+        self._roy = (top_royalty, middle_royalty, bottom_royalty)
+        self._roy_memo: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
+        self._lock = threading.Lock()
+
+    # -- per value -----------------------------------------------------------------------------
+    def royalty(self, row: int, v: int) -> int:
+        memo = self._roy_memo[row]
+        found = memo.get(v)
+        if found is None:
+            found = memo[v] = self._roy[row](HandValue(v)) if self.royal else 0
+        return found
+
+    def worth(self, row: int, v: int) -> float:
+        """Royalty + expected row points vs a typical row (+ fantasyland for the top)."""
+        memo = self._worth[row]
+        w = memo.get(v)
+        if w is None:
+            table = self.tables[row]
+            n = len(table)
+            eq = (bisect_left(table, v) - (n - bisect_right(table, v))) / n
+            w = self.royalty(row, v) + self.config.equity_weight * eq
+            if row == 0:
+                w += self.config.fantasyland_value(_fl_cards(v, self.rules))
+            memo[v] = w
+        return w
+
+    # -- per row state ----------------------------------------------------------------------------
+    def row(self, r: int, s: int) -> _Row:
+        memo = self.rows[r]
+        info = memo.get(s)
+        if info is not None:
+            return info
+        with self._lock:
+            return self._row_miss(r, s, memo)
+
+    def _row_miss(self, r: int, s: int, memo: dict[int, _Row]) -> _Row:
+        size = _FULL[r]
+        rank_key = s >> RANK_SHIFT
+        counts = _rank_counts(rank_key)
+        n = sum(counts)
+        v = 0
+        if n == size:
+            v = int(_VALUES[s & MASK])
+            key: tuple[int, int, int, bool] = (r, 1, v, False)
+        else:
+            sp = s & _SUIT_PART
+            flush = size == 5 and any(sp == (13 * n) << (7 * k) for k in range(4))
+            key = (r, 0, rank_key, flush)
+        info = self._abstract.get(key)
+        if info is None:
+            if n == size:
+                dist: tuple[int, ...] = (v,)
+                lb = v
+            else:
+                dist = _distribution(size, rank_key, key[3], self.config.row_samples)
+                lb = _made_value(counts)
+            mean = sum(self.worth(r, x) for x in dist) / len(dist)
+            info = _Row(len(self._abstract) + 1, dist, mean, lb, size)
+            self._abstract[key] = info
+        if len(memo) >= _MEMO_CAP:
+            memo.clear()
+        memo[s] = info
+        return info
+
+    def p_top_over_middle(self, t: _Row, m: _Row) -> float:
+        key = t.id << 24 | m.id
+        p = self.ptm.get(key)
+        if p is None:
+            if self.strict:
+                mids = sorted(x & _NO_KICKERS for x in m.dist)
+                bad = sum(bisect_right(mids, x) for x in t.dist)
+            else:
+                mids = list(m.dist)
+                bad = sum(bisect_left(mids, x) for x in t.dist)
+            p = bad / (len(t.dist) * len(mids))
+            if len(self.ptm) >= _MEMO_CAP:
+                self.ptm.clear()
+            self.ptm[key] = p
+        return p
+
+    def p_middle_over_bottom(self, m: _Row, b: _Row) -> float:
+        key = m.id << 24 | b.id
+        p = self.pmb.get(key)
+        if p is None:
+            bots = b.dist
+            bad = sum(bisect_left(bots, x) for x in m.dist)
+            p = bad / (len(m.dist) * len(bots))
+            if len(self.pmb) >= _MEMO_CAP:
+                self.pmb.clear()
+            self.pmb[key] = p
+        return p
+
+    def q(self, s0: int, s1: int, s2: int) -> float:
+        """The static value of a (partial) board given by its three row sums."""
+        rows = self.rows
+        return self.qi(
+            rows[0].get(s0) or self.row(0, s0),
+            rows[1].get(s1) or self.row(1, s1),
+            rows[2].get(s2) or self.row(2, s2),
+        )
+
+    def qi(self, a: _Row, b: _Row, c: _Row) -> float:
+        """The static value of a board from its three rows' states."""
+        p = self.ptm.get(a.id << 24 | b.id)
+        if p is None:
+            p = self.p_top_over_middle(a, b)
+        p2 = self.pmb.get(b.id << 24 | c.id)
+        if p2 is None:
+            p2 = self.p_middle_over_bottom(b, c)
+        p += p2
+        if p > 1.0:
+            p = 1.0
+        return (1.0 - p) * (a.mean + b.mean + c.mean) - p * self.loss
+
+    def p_foul(self, s0: int, s1: int, s2: int) -> float:
+        a, b, c = self.row(0, s0), self.row(1, s1), self.row(2, s2)
+        return min(1.0, self.p_top_over_middle(a, b) + self.p_middle_over_bottom(b, c))
+
+
+_MODELS: dict[tuple[Rules, AIConfig], _Model] = {}
+
+
+def _model(rules: Rules, config: AIConfig) -> _Model:
+    key = (rules, config)
+    m = _MODELS.get(key)
+    if m is None:
+        if len(_MODELS) > 16:
+            _MODELS.clear()
+        m = _MODELS[key] = _Model(rules, config)
+    return m
+
+
+def static_value(board: Board, rules: Rules | None = None, config: AIConfig = DEFAULT_CONFIG) -> float:
+    """The rollout policy's value of a (partial) board: a quick estimate in points."""
+    m = _model(rules or Rules(), config)
+    return m.q(sum(board.top), sum(board.middle), sum(board.bottom))
+
+
+# -- what the seat knows about each opponent --------------------------------------------------------
+
+
+class _Opponent:
+    """What is visible of one opponent: finished rows exactly, partial rows as a lower bound."""
+
+    def __init__(
+        self, q: float, exact: Sequence[int | None], lower: Sequence[int],
+        tables: Sequence[Sequence[int]],
+    ) -> None:
+        self.q = q
+        self.tables = tables
+        self.exact = tuple(exact)
+        self.lower = tuple(lower)
+        self._memo: tuple[dict[int, tuple[float, float]], ...] = ({}, {}, {})
+
+    def win_lose(self, row: int, v: int) -> tuple[float, float]:
+        memo = self._memo[row]
+        found = memo.get(v)
+        if found is not None:
+            return found
+        e = self.exact[row]
+        if e is not None:
+            out = (1.0, 0.0) if v > e else (0.0, 1.0) if v < e else (0.0, 0.0)
+        else:
+            lb = self.lower[row]
+            table = self.tables[row]
+            n = len(table)
+            lo = bisect_left(table, lb)
+            total = n - lo
+            if v < lb:
+                out = (0.0, 1.0)
+            elif total == 0:
+                out = (0.5, 0.5)
+            else:
+                win = (bisect_left(table, v) - lo) / total
+                lose = (n - max(bisect_right(table, v), lo)) / total
+                out = (win, lose)
+        memo[v] = out
+        return out
+
+
+class _Context:
+    """One decision: the model, the opponents, and exact scores of finished boards."""
+
+    def __init__(self, model: _Model, opponents: list[_Opponent]) -> None:
+        self.model = model
+        self.opponents = opponents
+        self.rules = model.rules
+        self._memo: dict[int, tuple[float, int, int, int]] = {}
+        loss = model.loss
+        extra = model.config.foul_extra
+        self.foul_value = (
+            -sum((loss + extra) * (1.0 - o.q) for o in opponents) if opponents else -loss - extra
+        )
+        self.scoop = float(self.rules.scoop_bonus)
+        self.overall = float(self.rules.overall_bonus)
+
+    def final(self, vt: int, vm: int, vb: int) -> tuple[float, int, int, int]:
+        """(value, fouled 0/1, royalties, fantasyland cards) of a finished board."""
+        key = vt << 48 | vm << 24 | vb
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        model = self.model
+        if _fouls(vt, vm, vb, model.strict):
+            out = (self.foul_value, 1, 0, 0)
+        else:
+            roy = model.royalty(0, vt) + model.royalty(1, vm) + model.royalty(2, vb)
+            flc = _fl_cards(vt, self.rules)
+            bonus = roy + model.config.fantasyland_value(flc)
+            if self.rules.shoot_the_moon and vb >> CATEGORY_SHIFT == HIGH_CARD and (
+                (vb >> 16) & 15
+            ) <= 11:
+                bonus += self.rules.shoot_the_moon_points
+            total = 0.0
+            loss = model.loss
+            for o in self.opponents or [_Opponent(0.2, (None, None, None), (0, 0, 0),
+                                                   model.tables)]:
+                total += bonus + o.q * loss
+                if o.q < 1.0:
+                    total += (1.0 - o.q) * self._rows(o, vt, vm, vb)
+            out = (total, 0, roy, flc)
+        self._memo[key] = out
+        return out
+
+    def _rows(self, o: _Opponent, vt: int, vm: int, vb: int) -> float:
+        w0, l0 = o.win_lose(0, vt)
+        w1, l1 = o.win_lose(1, vm)
+        w2, l2 = o.win_lose(2, vb)
+        ev = w0 - l0 + w1 - l1 + w2 - l2
+        if self.scoop:
+            ev += self.scoop * (w0 * w1 * w2 - l0 * l1 * l2)
+        if self.overall:
+            probs = ((w0, l0), (w1, l1), (w2, l2))
+            more = less = 0.0
+            for a in range(3):
+                for b in range(3):
+                    for c in range(3):
+                        p = 1.0
+                        net = 0
+                        for outcome, (w, lo) in zip((a, b, c), probs, strict=True):
+                            if outcome == 0:
+                                p *= w
+                                net += 1
+                            elif outcome == 1:
+                                p *= lo
+                                net -= 1
+                            else:
+                                p *= max(0.0, 1.0 - w - lo)
+                        if net > 0:
+                            more += p
+                        elif net < 0:
+                            less += p
+            ev += self.overall * (more - less)
+        return ev
+
+    # -- rollouts ------------------------------------------------------------------------------------
+    def rollout_single(
+        self, s0: int, s1: int, s2: int, f0: int, f1: int, f2: int, future: Sequence[Card]
+    ) -> tuple[float, int, int, int]:
+        """ofc: one card a street."""
+        model = self.model
+        qi = model.qi
+        row = model.row
+        m0, m1, m2 = model.rows
+        a = m0.get(s0) or row(0, s0)
+        b = m1.get(s1) or row(1, s1)
+        c = m2.get(s2) or row(2, s2)
+        k = 0
+        left = f0 + f1 + f2
+        while left > 1:
+            card = future[k]
+            k += 1
+            best = -1e18
+            choice = -1
+            if f0:
+                t = s0 + card
+                na = m0.get(t) or row(0, t)
+                best = qi(na, b, c)
+                choice = 0
+            if f1:
+                t = s1 + card
+                nb = m1.get(t) or row(1, t)
+                v = qi(a, nb, c)
+                if v > best or choice < 0:
+                    best, choice = v, 1
+            if f2:
+                t = s2 + card
+                nc = m2.get(t) or row(2, t)
+                v = qi(a, b, nc)
+                if v > best or choice < 0:
+                    choice = 2
+            if choice == 0:
+                s0 += card
+                f0 -= 1
+                a = na
+            elif choice == 1:
+                s1 += card
+                f1 -= 1
+                b = nb
+            else:
+                s2 += card
+                f2 -= 1
+                c = nc
+            left -= 1
+        if left == 1:
+            card = future[k]
+            if f0:
+                s0 += card
+            elif f1:
+                s1 += card
+            else:
+                s2 += card
+        return self.final(_VALUES[s0 & MASK], _VALUES[s1 & MASK], _VALUES[s2 & MASK])
+
+    def rollout_pineapple(
+        self, s0: int, s1: int, s2: int, f0: int, f1: int, f2: int, future: Sequence[Card]
+    ) -> tuple[float, int, int, int]:
+        """pineapple: three cards a street, two kept."""
+        model = self.model
+        qi = model.qi
+        row = model.row
+        memo = model.rows
+        k = 0
+        while f0 + f1 + f2 > 2:
+            x, y, z = future[k], future[k + 1], future[k + 2]
+            k += 3
+            s = (s0, s1, s2)
+            f = (f0, f1, f2)
+            base = [memo[r].get(s[r]) or row(r, s[r]) for r in range(3)]
+            free1 = [r for r in range(3) if f[r]]
+            free2 = [r for r in range(3) if f[r] >= 2]
+            one = {}
+            for card in (x, y, z):
+                for r in free1:
+                    t = s[r] + card
+                    one[card, r] = memo[r].get(t) or row(r, t)
+            best = -1e18
+            move: tuple[Card, int, Card, int] = (x, free1[0], y, free1[-1])
+            for p, q_ in ((x, y), (x, z), (y, z)):
+                for r in free2:
+                    t = s[r] + p + q_
+                    info = memo[r].get(t) or row(r, t)
+                    rows3 = list(base)
+                    rows3[r] = info
+                    v = qi(rows3[0], rows3[1], rows3[2])
+                    if v > best:
+                        best, move = v, (p, r, q_, r)
+                for i in free1:
+                    for j in free1:
+                        if i == j:
+                            continue
+                        rows3 = list(base)
+                        rows3[i] = one[p, i]
+                        rows3[j] = one[q_, j]
+                        v = qi(rows3[0], rows3[1], rows3[2])
+                        if v > best:
+                            best, move = v, (p, i, q_, j)
+            p, i, q_, j = move
+            if i == 0:
+                s0 += p
+                f0 -= 1
+            elif i == 1:
+                s1 += p
+                f1 -= 1
+            else:
+                s2 += p
+                f2 -= 1
+            if j == 0:
+                s0 += q_
+                f0 -= 1
+            elif j == 1:
+                s1 += q_
+                f1 -= 1
+            else:
+                s2 += q_
+                f2 -= 1
+        # the last street: two of three cards fill the board; choose exactly
+        x, y, z = future[k], future[k + 1], future[k + 2]
+        rows = [0] * f0 + [1] * f1 + [2] * f2
+        best_out: tuple[float, int, int, int] | None = None
+        for a, b in ((x, y), (x, z), (y, z)):
+            for c, d in ((a, b), (b, a)) if rows[0] != rows[1] else ((a, b),):
+                t3 = [s0, s1, s2]
+                t3[rows[0]] += c
+                t3[rows[1]] += d
+                out = self.final(
+                    _VALUES[t3[0] & MASK], _VALUES[t3[1] & MASK], _VALUES[t3[2] & MASK]
+                )
+                if best_out is None or out[0] > best_out[0]:
+                    best_out = out
+        assert best_out is not None
+        return best_out
+
+
+def _board_sums(board: Board) -> tuple[int, int, int]:
+    return (sum(board.top), sum(board.middle), sum(board.bottom))
+
+
+def _opponents(hand: Hand, seat: int, model: _Model) -> list[_Opponent]:
+    out = []
+    for other in range(hand.n):
+        if other == seat:
+            continue
+        if hand.surrendered[other]:
+            out.append(_Opponent(1.0, (None, None, None), (0, 0, 0), model.tables))
+            continue
+        if hand.hidden(other):  # a fantasyland set face down: nothing visible
+            out.append(_Opponent(0.03, (None, None, None), (0, 0, 0), model.tables))
+            continue
+        board = hand.boards[other]
+        exact: list[int | None] = []
+        lower: list[int] = []
+        for r, row in enumerate(board.rows):
+            if len(row) == _FULL[r]:
+                v = _VALUES[sum(row) & MASK]
+                exact.append(v)
+                lower.append(v)
+            else:
+                exact.append(None)
+                lower.append(_made_value(_rank_counts(sum(row) >> RANK_SHIFT)))
+        e0, e1, e2 = exact
+        if e0 is not None and e1 is not None and e2 is not None:
+            q = 1.0 if _fouls(e0, e1, e2, model.strict) else 0.0
+        elif (e0 is not None and e1 is not None and _fouls(e0, e1, 1 << 30, model.strict)) or (
+            e1 is not None and e2 is not None and e1 > e2
+        ):
+            q = 1.0  # a foul already locked in
+        else:
+            s = _board_sums(board)
+            q = model.p_foul(*s) ** model.config.opponent_foul_power
+            q = min(0.97, max(0.03, q))
+        out.append(_Opponent(q, exact, lower, model.tables))
+    return out
+
+
+# -- the search ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A move and what the simulation found for it (values in points, summed over opponents)."""
+
+    move: Move
+    value: float
+    static: float
+    simulations: int
+    foul_rate: float
+    royalties: float
+    fantasyland_rate: float
+    exact: bool = False
+
+
+def _after(board: Board, move: Move) -> tuple[int, int, int, int, int, int]:
+    s: list[int] = [sum(board.top), sum(board.middle), sum(board.bottom)]
+    f = list(board.free_slots)
+    for card, r in move[0]:
+        s[r] += card
+        f[r] -= 1
+    return (s[0], s[1], s[2], f[0], f[1], f[2])
+
+
+def analyse(
+    hand: Hand,
+    seat: int,
+    level: str = "normal",
+    rng: random.Random | None = None,
+    budget: float | None = None,
+    simulations: int | None = None,
+    config: AIConfig = DEFAULT_CONFIG,
+    candidates: int | None = None,
+) -> list[Candidate]:
+    """Every examined street move for ``seat``, best first (not for whole sets)."""
+    start = time.perf_counter()
+    req = hand.requirement(seat)
+    if req is None:
+        raise ValueError(f"Seat {seat} has nothing to decide now")
+    if req.is_set:
+        raise ValueError("analyse is for street decisions; use set_move for whole sets")
+    if level not in LEVELS:
+        raise ValueError(f"Unknown level '{level}': choose {', '.join(LEVELS)}")
+    model = _model(hand.rules, config)
+    ctx = _Context(model, _opponents(hand, seat, model))
+    board = hand.boards[seat]
+    moves = street_moves(req)
+    afters = [_after(board, m) for m in moves]
+    statics = [model.q(a[0], a[1], a[2]) for a in afters]
+    if sum(afters[0][3:]) == 0:  # the move finishes the board: exact
+        out = []
+        for move, a, st in zip(moves, afters, statics, strict=True):
+            v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
+                                          _VALUES[a[2] & MASK])
+            out.append(Candidate(move, v, st, 0, float(foul), float(roy), float(flc > 0), True))
+        # a clean board first, then the value; the static value breaks ties
+        out.sort(key=lambda c: (-c.foul_rate, c.value, c.static), reverse=True)
+        return out
+    if rng is None:
+        rng = random.Random(f"ai/{hand.seed}/{len(hand.log)}/{seat}")
+    order = sorted(range(len(moves)), key=lambda i: -statics[i])
+    cap = candidates if candidates is not None else _CANDIDATES[level]
+    order = order[: max(1, cap)]
+    if budget is None and simulations is None:
+        budget = LEVELS[level]
+    seen = hand.cards_seen_by(seat)
+    unseen = [c for c in DECK if c not in seen]
+    free = sum(afters[0][3:])
+    spec = hand.spec
+    if spec.street_deal == spec.street_keep:
+        need = free
+        roll = ctx.rollout_single
+    else:
+        need = free // spec.street_keep * spec.street_deal
+        roll = ctx.rollout_pineapple
+    need = min(need, len(unseen))
+    return _simulate(
+        [moves[i] for i in order], [afters[i] for i in order], [statics[i] for i in order],
+        roll, unseen, need, rng, None if budget is None else start + _SAFETY * budget, simulations,
+    )
+
+
+def _simulate(
+    moves: list[Move],
+    afters: list[tuple[int, int, int, int, int, int]],
+    statics: list[float],
+    roll: Any,
+    unseen: list[Card],
+    need: int,
+    rng: random.Random,
+    deadline: float | None,
+    simulations: int | None,
+) -> list[Candidate]:
+    n = len(moves)
+    values: list[list[float]] = [[] for _ in range(n)]
+    fouls = [0] * n
+    roys = [0] * n
+    fls = [0] * n
+    alive = list(range(n))
+    limit = simulations if simulations is not None else 1 << 30
+    rounds = 0
+    checkpoint = 8
+    last = time.perf_counter()
+    while rounds < limit and len(alive) > 1:
+        if deadline is not None and rounds >= 4:
+            now = time.perf_counter()
+            # stop before a round (as long as the last one) would pass the deadline
+            if now + (now - last) >= deadline:
+                break
+            last = now
+        future = rng.sample(unseen, need)
+        for i in alive:
+            a = afters[i]
+            v, foul, roy, flc = roll(a[0], a[1], a[2], a[3], a[4], a[5], future)
+            values[i].append(v)
+            fouls[i] += foul
+            roys[i] += roy
+            if flc:
+                fls[i] += 1
+        rounds += 1
+        if rounds == checkpoint:
+            checkpoint *= 2
+            alive = _prune(alive, values, rounds)
+    out = []
+    for i in range(n):
+        k = len(values[i])
+        if k == 0:
+            continue
+        out.append(Candidate(
+            moves[i], sum(values[i]) / k, statics[i], k, fouls[i] / k, roys[i] / k, fls[i] / k,
+        ))
+    # the survivors (most simulations) first, then by value, then by the static value
+    out.sort(key=lambda c: (c.simulations, c.value, c.static), reverse=True)
+    return out
+
+
+def _prune(alive: list[int], values: list[list[float]], rounds: int) -> list[int]:
+    """Drop the moves that are clearly no better than the leader (paired differences: not
+    better by more than ``_MATERIAL`` points at three standard errors), then halve big fields."""
+    means = {i: sum(values[i]) / rounds for i in alive}
+    ranked = sorted(alive, key=lambda i: -means[i])
+    lead = values[ranked[0]]
+    keep = [ranked[0]]
+    for i in ranked[1:]:
+        d = [x - y for x, y in zip(lead, values[i], strict=True)]
+        mean = sum(d) / rounds
+        var = sum((x - mean) ** 2 for x in d) / max(1, rounds - 1)
+        se = math.sqrt(var / rounds)
+        if rounds >= 16 and mean - 3.0 * se > -_MATERIAL:
+            continue
+        keep.append(i)
+    target = max(3, (len(alive) + 1) // 2)
+    return keep[:target] if len(keep) > target else keep
+
+
+_MATERIAL = 0.03
+_SAFETY = 0.96
+"""The search stops by this share of the budget (what is left covers choosing and placing)."""
+
+
+# -- public API -----------------------------------------------------------------------------------------
+
+
+def set_move(cards: Sequence[Card], rules: Rules) -> tuple[Move, float, str]:
+    """A whole 13-card set (fantasyland: plus discards): the solver, else the greedy set.
+    Returns the move, its royalties (plus stay bonus) and a note."""
+    board: Board | None = None
+    discards: tuple[Card, ...] = ()
+    score = 0.0
+    note = ""
+    try:
+        from . import solver
+
+        if rules.variant == "chinese":
+            board = solver.best_chinese_setting(list(cards), rules)
+            note = "best setting"
+        else:
+            sol = solver.solve_fantasyland(list(cards), rules)
+            board, discards, score = sol.board, tuple(sol.discards), float(sol.score)
+            note = "stays in fantasyland" if sol.stays else ""
+    except Exception:  # the solver is optional: a timeout must never fail
+        board = None
+    if board is None or len(board) != 13 or board.is_foul(rules):
+        greedy, greedy_discards = greedy_set(cards)
+        if board is None or len(board) != 13 or not greedy.is_foul(rules):
+            board, discards, score = greedy, greedy_discards, 0.0
+            note = "greedy setting"
+    if rules.has_royalties and not score:
+        score = float(board.royalties(rules))
+    placed = tuple((c, r) for r, row in enumerate(board.rows) for c in row)
+    return (placed, discards), score, note
+
+
+def choose_natural(hand: Hand, seat: int) -> str | None:
+    """Chinese poker: the natural worth declaring with these 13 cards (None: set the hand)."""
+    req = hand.requirement(seat)
+    if req is None or hand.rules.variant != "chinese" or len(req.cards) != 13:
+        return None
+    from .naturals import best_natural
+
+    held = best_natural(req.cards, hand.rules)
+    if held is None:
+        return None
+    try:
+        from . import solver
+
+        worth = solver.natural_worth_declaring(list(req.cards), hand.rules)
+    except Exception:
+        return held[0]
+    if isinstance(worth, str):
+        return worth or None
+    return held[0] if worth else None
+
+
+def choose_move(
+    hand: Hand,
+    seat: int,
+    level: str = "normal",
+    rng: random.Random | None = None,
+    budget: float | None = None,
+    simulations: int | None = None,
+    config: AIConfig = DEFAULT_CONFIG,
+) -> Move:
+    """The AI's (placements, discards) for ``seat`` now.  ``budget`` (seconds) defaults to the
+    level's; ``simulations`` fixes the number of sampled futures instead (reproducible with a
+    seeded ``rng``)."""
+    req = hand.requirement(seat)
+    if req is None:
+        raise ValueError(f"Seat {seat} has nothing to decide now")
+    if req.is_set:
+        return set_move(req.cards, hand.rules)[0]
+    moves = street_moves(req)
+    if len(moves) == 1:
+        return moves[0]
+    return analyse(hand, seat, level, rng, budget, simulations, config)[0].move
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    placements: tuple[tuple[Card, int], ...]
+    discards: tuple[Card, ...]
+    value: float
+    """Expected points of the move (over every opponent; royalties and fantasyland included)."""
+    explanation: str
+
+
+def describe_move(move: Move) -> str:
+    """``Ah Kd top, 7c bottom, 2s discard`` (the ``/ofc place`` syntax: ``parse_move`` reads
+    it back)."""
+    from .notation import format_move
+
+    return format_move(move[0], move[1])
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def suggest(
+    hand: Hand,
+    seat: int,
+    level: str = "normal",
+    rng: random.Random | None = None,
+    budget: float | None = None,
+    simulations: int | None = None,
+) -> Suggestion:
+    """The AI's move for ``seat`` with its expected value and a short explanation."""
+    req = hand.requirement(seat)
+    if req is None:
+        raise ValueError("You have nothing to place now")
+    if req.is_set:
+        return _suggest_set(hand, seat, req)
+    moves = street_moves(req)
+    if len(moves) == 1:
+        return Suggestion(moves[0][0], moves[0][1], 0.0,
+                          f"{describe_move(moves[0])}: the only legal move.")
+    found = analyse(hand, seat, level, rng, budget, simulations)
+    best = found[0]
+    after = hand.boards[seat].place(best.move[0])
+    text = describe_move(best.move)
+    if best.exact:
+        if best.foul_rate:
+            why = "every way to finish fouls; this one costs least"
+        else:
+            rows = "; ".join(
+                f"{name} {describe_value(v)}" for name, v in zip(ROWS, after.values(), strict=True)
+            )
+            why = f"finishes clean ({rows})"
+            if best.royalties:
+                why += f", royalties {best.royalties:.0f}"
+            if best.fantasyland_rate:
+                why += ", into fantasyland"
+        explanation = f"{text}: {why}; worth {best.value:+.1f} points."
+    else:
+        explanation = (
+            f"{text}: {best.value:+.1f} points expected over {best.simulations} simulated "
+            f"finishes (foul {_pct(best.foul_rate)}, royalties {best.royalties:.1f}"
+            + (f", fantasyland {_pct(best.fantasyland_rate)}" if hand.rules.has_fantasyland else "")
+            + ")."
+        )
+    if len(found) > 1:
+        second = found[1]
+        explanation += f" Next best: {describe_move(second.move)} ({second.value:+.1f})."
+    return Suggestion(best.move[0], best.move[1], best.value, explanation)
+
+
+def _suggest_set(hand: Hand, seat: int, req: Requirement) -> Suggestion:
+    natural = choose_natural(hand, seat)
+    move, score, note = set_move(req.cards, hand.rules)
+    board = Board().place(move[0])
+    rows = " / ".join(cards_text(r) for r in board.rows)
+    text = f"Set {rows}" + (f", discard {cards_text(move[1])}" if move[1] else "")
+    if natural:
+        value = float(hand.rules.natural_values.get(natural, 0))
+        return Suggestion(move[0], move[1], value,
+                          f"Declare {natural} (worth {value:.0f} from each opponent). Otherwise: "
+                          f"{text}.")
+    extra = []
+    if hand.rules.has_royalties:
+        extra.append(f"royalties {board.royalties(hand.rules)}")
+    if note:
+        extra.append(note)
+    return Suggestion(move[0], move[1], score,
+                      text + (f" ({', '.join(extra)})" if extra else "") + ".")

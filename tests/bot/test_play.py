@@ -1,0 +1,132 @@
+"""``ofc-bot play``: the terminal game driven with piped input."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from bot.play import main
+from engine import Card, Hand, Rules
+
+FAST = ["--sims", "12", "--no-images"]
+
+
+def run(argv: list[str], lines: list[str]) -> tuple[int, str]:
+    stdin = io.StringIO("".join(line + "\n" for line in lines))
+    stdout = io.StringIO()
+    code = main(argv, stdin=stdin, stdout=stdout)
+    return code, stdout.getvalue()
+
+
+def human_cards(variant: str, seed: str, bots: int = 1) -> list[Card]:
+    """The cards seat 0 (the human, first to act) is dealt in hand 1, street by street."""
+    names = ["You"] + [f"Bot {i}" for i in range(1, bots + 1)]
+    hand = Hand(Rules(variant=variant), names, button=bots, seed=f"{seed}/1")
+    n = bots + 1
+    deck = hand._deck
+    cards = list(deck[:5])
+    pos = 5 * n
+    while len(cards) < 13:
+        cards.append(deck[pos])
+        pos += n
+    return cards
+
+
+def test_full_ofc_hand_with_errors_and_showdown() -> None:
+    mine = human_cards("ofc", "t1")
+    c = [str(x) for x in mine]
+    stranger = next(str(x) for x in Hand(Rules(), ["a", "b"], seed=0)._deck if x not in mine)
+    lines = [
+        "help",
+        "Zz top",                                              # not a card
+        f"{c[0]} {c[1]} top {c[2]} middel",                    # not a row
+        f"{c[0]} {c[1]} {c[2]} top {c[3]} middle {c[4]} bottom",
+        f"{c[5]} top",                                         # the top row is full
+        f"{stranger} bottom",                                  # not in the hand
+        f"{c[5]} middle",
+    ]
+    rows = ["middle", "bottom"] * 4
+    for card, row in zip(c[6:], rows[1:], strict=False):
+        lines.append(f"{card} {row}")
+    code, out = run(["--variant", "ofc", "--seed", "t1", *FAST], lines)
+    assert code == 0
+    assert "'Zz' is not a card" in out
+    assert "'middel' is not a row: use top, middle or bottom" in out
+    assert "The top row is full" in out
+    assert "is not in your hand" in out
+    assert "Showdown, hand 1" in out
+    assert "You vs Bot 1:" in out and "Points" in out
+    assert out.count("Your cards:") >= 13
+
+
+def test_pineapple_with_auto_every_decision() -> None:
+    code, out = run(["--variant", "pineapple", "--seed", "t2", *FAST], ["auto"] * 5)
+    assert code == 0
+    assert out.count("AI:") == 5 and out.count("You play") == 5
+    assert "Showdown, hand 1" in out and "Bot 1 vs" not in out  # pairs are named from seat 0
+    assert "You vs Bot 1:" in out
+
+
+def test_chinese_with_auto_and_two_bots() -> None:
+    code, out = run(["--variant", "chinese", "--bots", "2", "--seed", "t3", *FAST], ["auto"])
+    assert code == 0
+    assert "sets its hand face down" in out
+    assert "Showdown, hand 1" in out and "Bot 1 vs Bot 2:" in out
+
+
+def test_several_hands_carry_on_and_quit() -> None:
+    code, out = run(["--variant", "pineapple", "--hands", "2", "--seed", "t4", *FAST],
+                    ["auto"] * 5 + ["hint", "board", "quit"])
+    assert code == 0
+    assert "Hand 2 of 2" in out and "Bye." in out
+    # 'hint' shows the AI's move but does not play it
+    assert out.count("AI:") == 6 and out.count("You play") == 5
+
+
+def test_end_of_input_quits() -> None:
+    code, out = run(["--seed", "t5", *FAST], [])
+    assert code == 0 and "Bye." in out
+
+
+def test_surrender_and_declare_errors() -> None:
+    code, out = run(["--variant", "ofc", "--seed", "t6", *FAST], ["declare dragon", "surrender"])
+    assert code == 0
+    assert "Naturals are declared in chinese poker only" in out
+    assert "You surrender this hand." in out and "surrendered" in out
+
+
+def test_bad_arguments() -> None:
+    code, out = run(["--variant", "pineapple", "--bots", "3", *FAST], [])
+    assert code == 2 and "pineapple is played by 2 to 3 players" in out
+    code, _ = run(["--level", "godlike"], [])
+    assert code == 2
+
+
+def test_images_when_the_renderer_is_there(tmp_path: Path) -> None:
+    pytest.importorskip("renderer")
+    folder = tmp_path / "imgs"
+    code, out = run(["--variant", "chinese", "--seed", "t7", "--sims", "12", "--images",
+                     str(folder)], ["auto"])
+    assert code == 0
+    if "No images" in out:
+        pytest.skip("renderer not usable yet")
+    files = sorted(p.name for p in folder.iterdir())
+    assert any(f.endswith("table.png") for f in files)
+    assert any(f.endswith("showdown.png") for f in files)
+    assert (folder / files[-1]).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_fantasyland_practice_and_carry_over() -> None:
+    code, out = run(["--variant", "pineapple", "--fantasyland", "16", "--hands", "2",
+                     "--seed", "t8", *FAST], ["auto"] * 6)
+    assert code == 0
+    assert "Set your 13 cards and discard 3" in out
+    assert "Hand 2 of 2" in out
+    first = out[: out.index("Hand 2 of 2")]
+    if "You go to fantasyland" in first:  # the set stayed: hand 2 is fantasyland again
+        second = out[out.index("Hand 2 of 2"):]
+        assert "Set your 13 cards" in second
+    code, out = run(["--variant", "chinese", "--fantasyland", "14", *FAST], [])
+    assert code == 2 and "no fantasyland" in out

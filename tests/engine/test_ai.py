@@ -1,0 +1,316 @@
+"""The AI player: legal moves, hidden information, obvious choices, determinism, strength."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+import pytest
+
+from engine import DECK, Board, Card, Hand, Rules, parse_cards
+from engine.ai import (
+    LEVELS,
+    analyse,
+    choose_move,
+    choose_natural,
+    describe_move,
+    set_move,
+    static_value,
+    suggest,
+)
+from engine.autoplay import street_moves
+from engine.notation import parse_move
+
+C = parse_cards
+SIMS = 24
+
+
+def ai_act(hand: Hand, seat: int, sims: int = SIMS) -> None:
+    rng = random.Random(f"t/{hand.seed}/{len(hand.log)}/{seat}")
+    placed, dropped = choose_move(hand, seat, "easy", rng=rng, simulations=sims)
+    hand.verify_place(seat, placed, dropped)  # legal (raises otherwise)
+    hand.place(seat, placed, dropped)
+
+
+def random_act(hand: Hand, seat: int) -> None:
+    rng = random.Random(f"r/{hand.seed}/{len(hand.log)}/{seat}")
+    req = hand.requirement(seat)
+    assert req is not None
+    if req.is_set:
+        hand.autoplay(seat)
+        return
+    hand.place(seat, *rng.choice(street_moves(req)))
+
+
+def stacked_ofc(first: str, second: str, rest0: str, rest1: str) -> list[Card]:
+    """Deck for a 2-player ofc hand with the button on seat 1: seat 0 gets ``first`` then
+    ``rest0`` one card a street, seat 1 ``second`` then ``rest1``."""
+    a, b = C(rest0), C(rest1)
+    order = C(first) + C(second)
+    for x, y in zip(a, b, strict=False):
+        order += [x, y]
+    return order
+
+
+def play_script(hand: Hand, seat0_moves: list[str]) -> None:
+    """Play seat 0's scripted moves; seat 1 fills bottom, middle, then top."""
+    moves = iter(seat0_moves)
+    while True:
+        seat = hand.to_act()[0]
+        req = hand.requirement(seat)
+        assert req is not None
+        if seat == 0:
+            text = next(moves, None)
+            if text is None:
+                return
+            hand.place(0, *parse_move(text, req, hand.boards[0]))
+        else:
+            free = list(hand.boards[1].free_slots)
+            placed = []
+            for card in req.cards:
+                r = 2 if free[2] else 1 if free[1] else 0
+                free[r] -= 1
+                placed.append((card, r))
+            hand.place(1, placed)
+
+
+# -- legality --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "variant,n,fl",
+    [("ofc", 2, {}), ("ofc", 3, {1: 13}), ("pineapple", 2, {}), ("pineapple", 3, {2: 15}),
+     ("chinese", 2, {})],
+)
+def test_ai_plays_only_legal_moves_to_showdown(variant: str, n: int, fl: dict[int, int]) -> None:
+    for seed in range(2):
+        hand = Hand(Rules(variant=variant), [f"P{i}" for i in range(n)], button=seed % n,
+                    fantasyland=fl, seed=f"legal/{variant}/{seed}")
+        while not hand.is_over:
+            ai_act(hand, hand.to_act()[0], sims=8)
+        assert hand.settlement is not None and sum(hand.settlement.totals) == 0
+        for seat in range(n):
+            assert hand.boards[seat].is_complete
+
+
+def test_sets_use_the_solver_and_never_foul() -> None:
+    for seed in range(4):
+        cards = random.Random(seed).sample(DECK, 17)
+        move, score, _ = set_move(cards, Rules(variant="pineapple"))
+        board = Board().place(move[0])
+        assert len(board) == 13 and len(move[1]) == 4 and not board.is_foul()
+        assert score >= board.royalties(Rules(variant="pineapple"))
+        move, _, _ = set_move(cards[:13], Rules(variant="chinese"))
+        assert not Board().place(move[0]).is_foul()
+
+
+def test_declares_a_natural_worth_declaring() -> None:
+    dragon = C("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")
+    hand = Hand(Rules(variant="chinese"), ["A", "B"], button=1, deck=dragon)
+    assert choose_natural(hand, 0) == "dragon"
+    hand2 = Hand(Rules(variant="chinese"), ["A", "B"], seed=3)
+    assert choose_natural(hand2, 0) is None
+
+
+# -- hidden information -----------------------------------------------------------------------------
+
+
+def _hide_differently(hand: Hand, seat: int, rng: random.Random) -> Hand:
+    """A copy of ``hand`` where every card ``seat`` cannot see is shuffled among the places it
+    could be: the deck's undealt part, other seats' pending cards and discards, hidden sets."""
+    other = Hand.from_json(hand.to_json())
+    seen = hand.cards_seen_by(seat)
+    slots: list[tuple[str, int, int]] = []  # where the hidden cards sit
+    cards: list[Card] = []
+    for i in range(other._next, 52):
+        slots.append(("deck", 0, i))
+        cards.append(other._deck[i])
+    for s in range(other.n):
+        if s == seat:
+            continue
+        for i, c in enumerate(other.pending[s]):
+            slots.append(("pending", s, i))
+            cards.append(c)
+        for i, c in enumerate(other.discards[s]):
+            slots.append(("discards", s, i))
+            cards.append(c)
+        if other.hidden(s):
+            for i, c in enumerate(other.boards[s].cards):
+                slots.append(("board", s, i))
+                cards.append(c)
+    assert not set(cards) & seen
+    shuffled = list(cards)
+    while shuffled == cards:
+        rng.shuffle(shuffled)
+    pending = [list(p) for p in other.pending]
+    discards = [list(d) for d in other.discards]
+    boards = [list(b.cards) for b in other.boards]
+    for (kind, s, i), card in zip(slots, shuffled, strict=True):
+        if kind == "deck":
+            other._deck[i] = card
+        elif kind == "pending":
+            pending[s][i] = card
+        elif kind == "discards":
+            discards[s][i] = card
+        else:
+            boards[s][i] = card
+    other.pending = [tuple(p) for p in pending]
+    other.discards = [tuple(d) for d in discards]
+    for s in range(other.n):
+        if other.hidden(s) and s != seat:
+            b = boards[s]
+            other.boards[s] = Board(tuple(b[:3]), tuple(b[3:8]), tuple(b[8:13]))
+    assert other.cards_seen_by(seat) == seen
+    return other
+
+
+def test_decision_uses_only_what_the_seat_sees() -> None:
+    rules = Rules(variant="pineapple")
+    checked = 0
+    for seed in range(3):
+        hand = Hand(rules, ["A", "B", "C"], button=0, fantasyland={2: 15}, seed=f"hid/{seed}")
+        hand.autoplay(2)  # the fantasyland set: face down
+        rng = random.Random(seed)
+        while not hand.is_over:
+            seat = hand.to_act()[0]
+            req = hand.requirement(seat)
+            assert req is not None
+            if hand.street in (2, 4) and len(hand.boards[seat]) < 11:
+                twin = _hide_differently(hand, seat, rng)
+                assert twin.discards != hand.discards or twin.pending != hand.pending
+                assert twin.boards[2] != hand.boards[2]
+                a = choose_move(hand, seat, "easy", rng=random.Random(7), simulations=16)
+                b = choose_move(twin, seat, "easy", rng=random.Random(7), simulations=16)
+                assert a == b
+                sa = suggest(hand, seat, "easy", rng=random.Random(7), simulations=16)
+                sb = suggest(twin, seat, "easy", rng=random.Random(7), simulations=16)
+                assert sa == sb
+                checked += 1
+            ai_act(hand, seat, sims=6)
+    assert checked >= 6
+
+
+# -- obvious choices ---------------------------------------------------------------------------------
+
+
+def test_avoids_a_certain_foul() -> None:
+    # seat 0: top Kh Kd, middle Ac Ad 7c 4s 2h (aces), bottom 9s 9h 3c 3d; then Kc arrives:
+    # on top it makes three kings over a pair of aces in the middle: a certain foul.
+    deck = stacked_ofc("Kh Kd Ac Ad 9s", "2c 2d 5c 5d 6c",
+                       "7c 4s 2h 9h 3c 3d Kc Qs", "6d 6h 7d 8c 8d Tc Td Js")
+    hand = Hand(Rules(), ["A", "B"], button=1, deck=deck)
+    play_script(hand, ["Kh Kd top Ac Ad middle 9s bottom", "7c middle", "4s middle",
+                       "2h middle", "9h bottom", "3c bottom", "3d bottom"])
+    assert hand.requirement(0) is not None
+    assert hand.requirement(0).cards == (Card("Kc"),)  # type: ignore[union-attr]
+    for seed in range(3):
+        placed, _ = choose_move(hand, 0, "easy", rng=random.Random(seed), simulations=40)
+        assert placed == ((Card("Kc"), 2),)
+    found = analyse(hand, 0, "easy", rng=random.Random(0), simulations=40)
+    top = next(c for c in found if c.move[0][0][1] == 0)
+    assert top.foul_rate == 1.0
+    assert "Kc bottom" in suggest(hand, 0, "easy", rng=random.Random(0), simulations=40).explanation
+
+
+def test_prefers_a_clear_royalty() -> None:
+    # bottom holds four hearts; Kh makes a flush there (4 royalties), anywhere else it does not.
+    deck = stacked_ofc("3c 4d Qs Qd 2h", "2c 9d 5c 5d 6c",
+                       "7c 6s 3s 5h 8h Jh Kh Ts", "6d 6h 7d 8c 8d Tc Td Js")
+    hand = Hand(Rules(), ["A", "B"], button=1, deck=deck)
+    play_script(hand, ["3c 4d top Qs Qd middle 2h bottom", "7c middle", "6s middle",
+                       "3s middle", "5h bottom", "8h bottom", "Jh bottom"])
+    assert hand.requirement(0).cards == (Card("Kh"),)  # type: ignore[union-attr]
+    for seed in range(3):
+        placed, _ = choose_move(hand, 0, "easy", rng=random.Random(seed), simulations=40)
+        assert placed == ((Card("Kh"), 2),)
+
+
+def test_last_street_is_exact_and_clean() -> None:
+    # pineapple, last street: 3 cards for the last 2 slots; only one way avoids the foul
+    rules = Rules(variant="pineapple")
+    for seed in range(20):
+        hand = Hand(rules, ["A", "B"], seed=f"last/{seed}")
+        rng = random.Random(seed)
+        while not hand.is_over:
+            seat = hand.to_act()[0]
+            if len(hand.boards[seat]) == 11:
+                req = hand.requirement(seat)
+                assert req is not None
+                clean = [m for m in street_moves(req)
+                         if not hand.boards[seat].place(m[0]).is_foul()]
+                ai_act(hand, seat)
+                if clean:
+                    assert not hand.boards[seat].is_foul()
+            else:
+                req = hand.requirement(seat)
+                assert req is not None
+                hand.place(seat, *rng.choice(street_moves(req)))
+
+
+# -- determinism, budget, strength ------------------------------------------------------------------
+
+
+def test_deterministic_with_a_seed_and_fixed_simulations() -> None:
+    for variant in ("ofc", "pineapple"):
+        hand = Hand(Rules(variant=variant), ["A", "B"], seed=f"det/{variant}")
+        seat = hand.to_act()[0]
+        runs = [analyse(hand, seat, "normal", rng=random.Random(42), simulations=30)
+                for _ in range(2)]
+        assert runs[0] == runs[1]
+        assert choose_move(hand, seat, rng=random.Random(42), simulations=30) == runs[0][0].move
+        s1 = suggest(hand, seat, rng=random.Random(42), simulations=30)
+        s2 = suggest(hand, seat, rng=random.Random(42), simulations=30)
+        assert s1 == s2 and s1.explanation and (s1.placements, s1.discards) == runs[0][0].move
+        # autoplay (the timeout default) is reproducible too
+        twin = Hand.from_json(hand.to_json())
+        assert hand.autoplay(seat) == twin.autoplay(seat)
+
+
+def test_time_budget_is_respected() -> None:
+    assert LEVELS == {"easy": 0.05, "normal": 0.3, "strong": 1.0}
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="budget")
+    seat = hand.to_act()[0]
+    t = time.perf_counter()
+    choose_move(hand, seat, "easy")
+    assert time.perf_counter() - t < 0.6
+    t = time.perf_counter()
+    choose_move(hand, seat, "normal", budget=0.1)
+    assert time.perf_counter() - t < 0.8
+
+
+def test_static_value_sees_a_foul_coming() -> None:
+    rules = Rules()
+    good = Board.parse("2c 3d / Kh Kd / Ah Ad")
+    bad = Board.parse("Ah Ad / Kh Kd / 2c 3d")
+    assert static_value(good, rules) > static_value(bad, rules)
+
+
+def test_describe_move_round_trips_through_the_notation() -> None:
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="describe")
+    seat = hand.to_act()[0]
+    hand.place(seat, *choose_move(hand, seat, rng=random.Random(1), simulations=10))
+    seat = hand.to_act()[0]
+    hand.place(seat, *choose_move(hand, seat, rng=random.Random(1), simulations=10))
+    seat = hand.to_act()[0]
+    move = choose_move(hand, seat, rng=random.Random(1), simulations=10)
+    req = hand.requirement(seat)
+    assert req is not None
+    assert parse_move(describe_move(move), req, hand.boards[seat]) == move
+
+
+def test_beats_a_random_player() -> None:
+    rules = Rules(variant="pineapple")
+    points = []
+    for deal in range(15):
+        for ai_seat in (0, 1):
+            hand = Hand(rules, ["A", "B"], button=1, seed=f"strength/{deal}")
+            while not hand.is_over:
+                seat = hand.to_act()[0]
+                if seat == ai_seat:
+                    ai_act(hand, seat, sims=16)
+                else:
+                    random_act(hand, seat)
+            assert hand.settlement is not None
+            points.append(hand.settlement.totals[ai_seat])
+    assert statistics.fmean(points) > 3.0
