@@ -970,7 +970,7 @@ class TableService:
                 self._spawn(t, self._bot_act(t, hs, key[0], key[2]))
 
     async def _bot_act(self, t: TableState, hs: int, hand_no: int, step: int) -> None:
-        from engine.ai import choose_move
+        from engine.ai import choose_move, choose_natural
 
         if self.bot_delay:
             await asyncio.sleep(self.bot_delay)
@@ -989,14 +989,20 @@ class TableService:
             level = str(seat.bot_level) if seat and seat.bot_level else "normal"
             snapshot = Hand.from_json(t.hand.to_json())
         # think without holding the table: the others' commands go on meanwhile
-        placed, discards = await asyncio.to_thread(choose_move, snapshot, hs, level)
+        natural = await asyncio.to_thread(choose_natural, snapshot, hs)
+        placed, discards = (
+            ((), ()) if natural else await asyncio.to_thread(choose_move, snapshot, hs, level)
+        )
         async with t.lock:
             if not current():
                 return
             assert t.hand is not None
             before = t.hand.turn
             try:
-                t.hand.place(hs, placed, discards)
+                if natural:
+                    t.hand.declare(hs, natural)
+                else:
+                    t.hand.place(hs, placed, discards)
             except IllegalAction:
                 log.exception("bot move refused; autoplaying")
                 t.hand.apply(snapshot.autoplay(hs))

@@ -155,3 +155,19 @@ async def test_errors_leave_everything_unchanged() -> None:
     assert isinstance(t.hand.pending[hs][0], Card)
     await svc.shutdown()
     await store.close()
+
+
+async def test_bot_declares_a_natural_in_chinese() -> None:
+    dragon = parse_cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")
+    svc, rec, store = await make(seed_factory=lambda: "svc-bot", deck_factory=lambda t: dragon)
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese", bots=1, bot_level="easy")
+    await svc.start(CH, ALICE)  # the bot sits left of the button: it is dealt the dragon
+    t = svc.table_in_channel(CH)
+    for _ in range(200):
+        if t.hand is not None and any(t.hand.naturals):
+            break
+        await asyncio.sleep(0.02)
+    assert t.hand is not None and t.hand.naturals[t.hand.order[0]] == "dragon"
+    assert t.practice
+    await svc.shutdown()
+    await store.close()
