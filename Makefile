@@ -28,6 +28,7 @@ test: lint
 bench: $(STAMP)
 	$(PY) -m bench.engine
 	$(PY) -m bench.render
+	$(PY) -m bench.solver --no-stay
 
 bench-ai: $(STAMP)
 	$(PY) -m bench.ai
