@@ -1,0 +1,62 @@
+import discord.gateway
+import discord.http
+import pytest
+
+from bot.__main__ import main
+from bot.settings import Settings, SettingsError, apply_discord_endpoints
+
+KEYS = ("DISCORD_TOKEN", "OFC_DATABASE", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
+        "OFC_DEV_GUILD_ID", "OFC_LOG_LEVEL", "OFC_NEXT_HAND_DELAY", "OFC_EDIT_COALESCE")
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> pytest.MonkeyPatch:
+    for key in KEYS:  # recorded, so whatever .env loading sets is undone afterwards
+        monkeypatch.setenv(key, "x")
+        monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    return monkeypatch
+
+
+def test_without_token_explains_setup_and_points_to_play(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "DISCORD_TOKEN" in err and "applications.commands" in err and "ofc-bot play" in err
+
+
+def test_settings_from_env_and_dotenv(clean_env: pytest.MonkeyPatch, tmp_path: object) -> None:
+    with open(".env", "w") as f:
+        f.write("DISCORD_TOKEN=abc\nOFC_DEV_GUILD_ID=42\nOFC_DATABASE=/tmp/x.sqlite3\n")
+    clean_env.setenv("DISCORD_API_BASE", "http://127.0.0.1:9/api/v10/")
+    s = Settings.from_env()
+    assert s.discord_token == "abc" and s.dev_guild_id == 42 and s.database == "/tmp/x.sqlite3"
+    assert s.api_base == "http://127.0.0.1:9/api/v10"
+    assert s.gateway_url == "wss://gateway.discord.gg/" and s.log_level == "INFO"
+
+
+def test_bad_settings_are_explained(clean_env: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    clean_env.setenv("OFC_DEV_GUILD_ID", "my-server")
+    with pytest.raises(SettingsError, match="OFC_DEV_GUILD_ID must be a number"):
+        Settings.from_env()
+    assert main([]) == 2
+    assert "Bad setting" in capsys.readouterr().err
+
+
+def test_endpoints_are_applied() -> None:
+    old_base, old_gw = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    try:
+        apply_discord_endpoints(Settings(api_base="http://127.0.0.1:1/api/v10",
+                                         gateway_url="ws://127.0.0.1:1/gateway"))
+        assert discord.http.Route.BASE == "http://127.0.0.1:1/api/v10"
+        assert str(discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY) == "ws://127.0.0.1:1/gateway"
+    finally:
+        discord.http.Route.BASE = old_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gw
+
+
+def test_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "ofc-bot play" in capsys.readouterr().out
