@@ -282,6 +282,11 @@ class Presenter:
         data = await render(render_showdown, view)
         lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]
         lines.append(describe_showdown(view))
+        for name, natural, cards in zip(
+            r.names, r.settlement.naturals, r.natural_cards, strict=True
+        ):
+            if natural:
+                lines.append(f"{name} declared **{natural}**: {' '.join(str(c) for c in cards)}")
         if r.practice:
             lines.append("Practice: no units moved.")
         text = "\n".join(lines)

@@ -286,7 +286,8 @@ async def test_chinese_natural_and_surrender(tmp_path: Any) -> None:
                 + " ".join(cards[8:]) + " bottom")
         r = await w.slash(w.carol, "ofc place", move=move)
         assert "Your hand is set" in r.content
-        await wait_showdown(w)
+        show = await wait_showdown(w)
+        assert "bob declared **dragon**: 2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac" in show.content
         res = table_of(w).last_result
         points = dict(zip(res.names, res.settlement.totals, strict=True))
         assert points == {"bob": 16, "alice": -6, "carol": -10}
