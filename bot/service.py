@@ -125,6 +125,8 @@ class TableState:
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     last_result: ShowdownResult | None = None
     bot_keys: set[tuple[int, int, int]] = field(default_factory=set)
+    waiting: bool = False
+    """Between hands with too few players: the next join / sit-in / start deals."""
 
     @property
     def id(self) -> int:
@@ -255,6 +257,7 @@ class TableService:
                     await self._close_now(t)
                     continue
                 elif t.row.hand_no > 0:
+                    t.waiting = True
                     self._spawn(t, self._next_hand_later(t, 0.0))
             if t.row.status != "closed":
                 await self.notifier.notice(t, "The bot restarted: play resumes where it was.")
@@ -448,6 +451,8 @@ class TableService:
                 raise ServiceError(str(e)) from None
             await self._refresh(t)
         await self.notifier.table_changed(t)
+        if t.waiting:
+            self._spawn(t, self._next_hand_later(t, 0.0))
         return seat
 
     async def add_bot(self, channel_id: int, user_id: int, level: str) -> SeatRow:
@@ -459,6 +464,8 @@ class TableService:
             seat = await self._add_bot(t, level)
             await self._refresh(t)
         await self.notifier.table_changed(t)
+        if t.waiting:
+            self._spawn(t, self._next_hand_later(t, 0.0))
         return seat
 
     async def _add_bot(self, t: TableState, level: str) -> SeatRow:
@@ -506,7 +513,7 @@ class TableService:
             seat = self._my_seat(t, user_id)
             await self.store.update_seat(t.id, seat.seat_no, sitting_out=out)
             await self._refresh(t)
-            start = (not out) and t.hand is None and t.row.hand_no > 0
+            start = (not out) and t.waiting
         await self.notifier.table_changed(t)
         if start:
             self._spawn(t, self._next_hand_later(t, 0.0))
@@ -543,7 +550,7 @@ class TableService:
             self._my_seat(t, user_id)
             if t.hand is not None:
                 raise ServiceError("A hand is already being played.")
-            if t.row.hand_no > 0:
+            if t.row.hand_no > 0 and not t.waiting:
                 raise ServiceError("This table already started; hands follow on their own.")
             ready = self._ready_seats(t)
             if len(ready) < 2:
@@ -567,6 +574,7 @@ class TableService:
 
     async def _deal(self, t: TableState) -> None:
         """Deal the next hand (lock held)."""
+        t.waiting = False
         rules = t.rules
         ready = self._ready_seats(t)[: rules.max_players]
         seat_nos = [s.seat_no for s in ready]
@@ -1105,6 +1113,8 @@ class TableService:
                 closed = False
                 if len(self._ready_seats(t)) >= 2:
                     await self._deal(t)
+                else:
+                    t.waiting = True
         if closed:
             await self.notifier.notice(t, "The table is closed. Thanks for playing!")
             await self.notifier.table_changed(t)

@@ -171,3 +171,30 @@ async def test_bot_declares_a_natural_in_chinese() -> None:
     assert t.practice
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_waiting_table_deals_when_a_player_arrives() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "svc-wait")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    await svc.sit_out(CH, BOB, True)
+    await finish_by_autoplay(svc)
+    t = svc.table_in_channel(CH)
+    for _ in range(100):
+        if t.waiting:
+            break
+        await asyncio.sleep(0.02)
+    assert t.waiting and t.hand is None
+    assert any("Waiting for at least 2 players" in str(e[1]) for e in rec.events)
+    await svc.join(G, CH, CAROL, "carol")
+    for _ in range(100):
+        if t.hand is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert t.hand is not None and t.row.hand_no == 2 and not t.waiting
+    assert "carol" in t.hand.names and "bob" not in t.hand.names
+    with pytest.raises(ServiceError, match="already being played"):
+        await svc.start(CH, ALICE)
+    await svc.shutdown()
+    await store.close()
