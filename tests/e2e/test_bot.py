@@ -452,6 +452,8 @@ async def test_bad_input_is_explained_and_changes_nothing(tmp_path: Any) -> None
         assert r.ephemeral and "already has a table" in r.content
         r = await w.slash(w.carol, "ofc declare", natural="dragon")
         assert r.ephemeral and "not seated" in r.content
+        r = await w.slash(w.bob, "ofc suggest")
+        assert r.ephemeral and "would be cheating" in r.content
         after = [await w.store.balance(w.guild.id, u.id) for u in (w.alice, w.bob, w.dave)]
         assert after == balances
         assert t.hand.to_json() == before
@@ -464,6 +466,9 @@ async def test_practice_table_with_bots_moves_no_units(tmp_path: Any) -> None:
         r = await w.slash(w.alice, "ofc new", variant="pineapple", bots=1, level="easy")
         assert "Practice table" in r.content
         await w.slash(w.alice, "ofc start")
+        await w.fake.wait_until(lambda: to_act(w) == [w.alice], 10, "alice's turn")
+        tip = await w.slash(w.alice, "ofc suggest")
+        assert tip.ephemeral and "suggested" in tip.content and "expected" in tip.content
         filled = [0, 0, 0]
         while table_of(w).hand is not None:
             if to_act(w) == [w.alice]:
