@@ -7,11 +7,19 @@ greedy player (the best move by the AI's static board value, no simulation), and
 (foul and fantasyland rates).  By default every hand is a fresh hand; ``--session K`` plays K
 hands per deal with fantasyland carried over (button per ``engine.hand.next_button``).
 
+What pts/hand measures: the mean settlement per hand played.  With ``--session 1`` no fantasyland
+hand is ever played, so a fantasyland entry is worth nothing there (it shows only in the FL
+column); with ``--session K`` (K > 1) the fantasyland hands the entries earn are played (by the
+solver) and counted, so pts/hand includes what fantasyland is worth (the last hand's entry is
+still lost: the longer the session, the less so).
+
     python -m bench.ai                      # the default run: normal (60 deals), strong (24)
     python -m bench.ai --quick              # a short smoke run
     python -m bench.ai --level strong --hands 60 --variant pineapple --match random
     python -m bench.ai --session 4          # sessions of 4 hands, fantasyland carried over
     python -m bench.ai --sims 200           # fixed simulations per decision instead of time
+    python -m bench.ai --fl-values 13:8,14:10,15:13,16:16,17:19 --config foul_extra=2
+                                            # other AI settings (AIConfig fields)
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import Pool
 
 from engine import Hand, Rules, next_button
@@ -202,7 +210,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--seed", type=int, default=0, help="first deal seed")
     p.add_argument("--quick", action="store_true", help="easy level, 6 deals: a smoke run")
+    p.add_argument("--fl-values", default=None,
+                   help="fantasyland values by hand size, e.g. 13:10,14:14.3 (default: the AI's)")
+    p.add_argument("--config", default="",
+                   help="other AIConfig fields, e.g. foul_extra=2,opponent_foul_power=1")
     args = p.parse_args(argv)
+    fl_values = DEFAULT_CONFIG.fantasyland_values
+    if args.fl_values:
+        fl_values = tuple(
+            (int(k), float(v)) for k, v in (x.split(":") for x in args.fl_values.split(","))
+        )
+    config = replace(DEFAULT_CONFIG, fantasyland_values=fl_values)
+    for item in filter(None, args.config.split(",")):
+        key, text = item.split("=")
+        old = getattr(DEFAULT_CONFIG, key)
+        config = replace(config, **{key: type(old)(text)})
     levels = args.level or (["easy"] if args.quick else ["normal", "strong"])
     variants = args.variant or ["pineapple", "ofc"]
     matches = args.match or ["random", "greedy", "self"]
@@ -212,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
           f"decision), variants {variants}, matches {matches}, session {args.session} "
           f"hand(s), workers {args.workers}, "
           f"{f'{args.sims} simulations per decision' if args.sims else 'time budget'}, "
-          f"deal seeds from {args.seed}")
+          f"deal seeds from {args.seed}, fantasyland values "
+          f"{dict(config.fantasyland_values)}, config {args.config or 'default'}")
     print("Each deal is played twice with the seats swapped (duplicate; self-play: two deals); "
           "pts/hand is the AI's\nmean per hand, se its standard error over deals; foul, FL "
           "(fantasyland entries) and roy (royalties)\nare per regular board of the AI (both "
@@ -227,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                 b = "ai" if match == "self" else match
                 t = time.perf_counter()
                 played = run_match(variant, "ai", b, level, args.sims, deals, args.workers,
-                                   args.seed, args.session)
+                                   args.seed, args.session, config)
                 s = summarise(played)
                 hands = sum(d.hands for d in played)
                 pts = "    —   " if match == "self" else f"{s['points']:+8.2f}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations, product
 from typing import TYPE_CHECKING
 
@@ -27,15 +28,24 @@ Move = tuple[tuple[tuple[Card, int], ...], tuple[Card, ...]]
 FOUL_PENALTY = 6.0
 
 
+@lru_cache(maxsize=256)
+def _row_patterns(kept: int, free: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:
+    """Every way to send ``kept`` cards to rows with ``free`` slots (in ``product`` order)."""
+    return tuple(
+        rows for rows in product((0, 1, 2), repeat=kept)
+        if all(rows.count(r) <= free[r] for r in range(3))
+    )
+
+
 def street_moves(req: Requirement) -> list[Move]:
     """All legal (placements, discards) for a street decision."""
     cards = req.cards
     moves: list[Move] = []
+    free = (req.free[0], req.free[1], req.free[2])
+    patterns = _row_patterns(len(cards) - req.discard, free)
     for dropped in combinations(cards, req.discard):
         keep = [c for c in cards if c not in dropped]
-        for rows in product((0, 1, 2), repeat=len(keep)):
-            if any(rows.count(r) > req.free[r] for r in range(3)):
-                continue
+        for rows in patterns:
             placed = tuple(zip(keep, rows, strict=True))
             moves.append((placed, tuple(dropped)))
     return moves

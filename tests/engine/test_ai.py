@@ -314,3 +314,26 @@ def test_beats_a_random_player() -> None:
             assert hand.settlement is not None
             points.append(hand.settlement.totals[ai_seat])
     assert statistics.fmean(points) > 3.0
+
+
+# -- move generation and the hindsight rollout -------------------------------------------------------
+
+
+def test_street_moves_are_every_legal_move_once() -> None:
+    from itertools import combinations, product
+
+    for variant, seed in (("pineapple", "moves/p"), ("ofc", "moves/o")):
+        hand = Hand(Rules(variant=variant), ["A", "B"], seed=seed)
+        for _ in range(3):
+            seat = hand.to_act()[0]
+            req = hand.requirement(seat)
+            assert req is not None
+            expected = set()
+            for dropped in combinations(req.cards, req.discard):
+                keep = [c for c in req.cards if c not in dropped]
+                for rows in product((0, 1, 2), repeat=len(keep)):
+                    if all(rows.count(r) <= req.free[r] for r in range(3)):
+                        expected.add((tuple(zip(keep, rows, strict=True)), dropped))
+            moves = street_moves(req)
+            assert len(moves) == len(set(moves)) and set(moves) == expected
+            hand.place(seat, *moves[0])
