@@ -133,6 +133,7 @@ def showdown_view(r: ShowdownResult, title: str) -> ShowdownView:
     return ShowdownView(
         names=r.names, settlement=r.settlement, rules=r.rules, units=r.units,
         fantasyland_next=r.fantasyland_next, hand_no=r.hand_no, title=title,
+        natural_cards=r.natural_cards,
     )
 
 
@@ -282,11 +283,6 @@ class Presenter:
         data = await render(render_showdown, view)
         lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]
         lines.append(describe_showdown(view))
-        for name, natural, cards in zip(
-            r.names, r.settlement.naturals, r.natural_cards, strict=True
-        ):
-            if natural:
-                lines.append(f"{name} declared **{natural}**: {' '.join(str(c) for c in cards)}")
         if r.practice:
             lines.append("Practice: no units moved.")
         text = "\n".join(lines)

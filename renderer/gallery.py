@@ -238,9 +238,11 @@ def showdown_chinese_4() -> ShowdownView:
         None,
     ]
     st = settle(boards, rules, surrendered=[3], naturals={0: "six pairs"})
+    wei = tuple(parse_cards("2s 2h 3s 3h 5s 5h 6s 6h Jh Jc 9h 9d Kh"))  # six pairs, revealed
     return ShowdownView(("Wei", "Lena", "Ravi", "Sam"), st, rules,
                         units=tuple(units_moved(st, 5)), hand_no=3,
-                        title="Chinese poker · 2-4 scoring · 5 units/pt")
+                        title="Chinese poker · 2-4 scoring · 5 units/pt",
+                        natural_cards=(wei, (), (), ()))
 
 
 # -- leaderboard and stats -----------------------------------------------------------------------

@@ -88,6 +88,8 @@ class ShowdownView:
     """Cards of the next fantasyland hand per seat (0 = none)."""
     hand_no: int = 0
     title: str = ""
+    natural_cards: tuple[tuple[Card, ...], ...] = ()
+    """Per seat, the 13 cards of a declared natural (shown face up); () when none."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import Board, PairResult, Rules, cards_text, evaluate
+from engine import Board, Card, PairResult, Rules, cards_text, evaluate
 
 from .colours import (
     FANTASY,
@@ -107,6 +107,13 @@ def _pair_total_text(p: PairResult, names: tuple[str, ...]) -> tuple[str, int]:
     if p.total < 0:
         return names[p.b], -p.total
     return "", 0
+
+
+def _natural_cards(view: ShowdownView, i: int) -> tuple[Card, ...]:
+    """The cards of seat ``i``'s declared natural, high to low (empty when none was given)."""
+    if i >= len(view.natural_cards) or not view.settlement.naturals[i]:
+        return ()
+    return tuple(sorted(view.natural_cards[i], reverse=True))
 
 
 def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene:
@@ -226,9 +233,12 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     row_roy = st.row_royalties[i] if i < len(st.row_royalties) else (0, 0, 0)
     gx = x
     complete = board is not None and board.is_complete
+    revealed = _natural_cards(view, i) if board is None else ()
     for r in range(3):
         size = GROUP_SIZES[r]
         row = board.rows[r] if board is not None else ()
+        start = sum(GROUP_SIZES[:r])
+        shown = revealed[start:start + size]
         # label, hand name, royalty
         lw = scene.text((gx, ly), ROW_LABELS[r], m(15), (190, 222, 202), "bold", anchor="lm")
         rx = gx + gw[r]
@@ -244,6 +254,8 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
             box = (bx0, cy0, bx0 + cw, cy0 + ch)
             if k < len(row):
                 scene.card(CardSpot(box, "face", row[k], i, ROW_NAMES[r]))
+            elif k < len(shown):
+                scene.card(CardSpot(box, "face", shown[k], i, ROW_NAMES[r]))
             elif board is None:
                 scene.card(CardSpot(box, "back", None, i, ROW_NAMES[r]))
             else:
@@ -272,7 +284,7 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     natural = st.naturals[i]
     if natural and board is None:
         scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
-                   (0, 0, 0), 90)
+                   (0, 0, 0), 40 if revealed else 90)
         scene.sprite(stamp(natural.upper(), m(44), GOLD, 4.0),
                      (cards_box[0] + cards_box[2]) // 2, (cards_box[1] + cards_box[3]) // 2)
     elif st.surrendered[i]:
@@ -391,7 +403,9 @@ def describe_showdown(view: ShowdownView) -> str:
     for i, name in enumerate(view.names):
         board = boards[i]
         roy = st.row_royalties[i] if i < len(st.row_royalties) else (0, 0, 0)
-        if board is None:
+        if board is None and _natural_cards(view, i):
+            body = f"declared {st.naturals[i]}: {cards_text(_natural_cards(view, i))}"
+        elif board is None:
             body = "no board shown"
         else:
             parts = []

@@ -287,7 +287,7 @@ async def test_chinese_natural_and_surrender(tmp_path: Any) -> None:
         r = await w.slash(w.carol, "ofc place", move=move)
         assert "Your hand is set" in r.content
         show = await wait_showdown(w)
-        assert "bob declared **dragon**: 2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac" in show.content
+        assert "bob — declared dragon: Ac Ks Qh Jd Tc 9s 8h 7d 6c 5s 4h 3d 2c" in show.content
         res = table_of(w).last_result
         points = dict(zip(res.names, res.settlement.totals, strict=True))
         assert points == {"bob": 16, "alice": -6, "carol": -10}

@@ -87,7 +87,9 @@ def test_showdown_text_says_everything(make: Callable[[], Any]) -> None:
     text = describe_showdown(view)
     s = view.settlement
     boards = [b for b in s.boards if b is not None]
-    assert sorted(cards_in(text)) == sorted(str(c) for b in boards for c in b.cards)
+    shown = [str(c) for b in boards for c in b.cards]
+    shown += [str(c) for i, cards in enumerate(view.natural_cards) if s.naturals[i] for c in cards]
+    assert sorted(cards_in(text)) == sorted(shown)
     lines = text.splitlines()
     n = len(view.names)
     assert len(lines) == 1 + n + n * (n - 1) // 2
