@@ -809,7 +809,7 @@ class TableService:
         self, table_id: int, user_id: int, seat_no: int, hand_no: int, step: int, action: str,
         values: Sequence[str] = (),
     ) -> tuple[PanelState | None, str]:
-        """A click on a panel: ``select`` (values = cards), ``top``/``middle``/``bottom``/
+        """A click on a panel: ``pick`` (values = cards), ``top``/``middle``/``bottom``/
         ``discard`` (assign the selected cards), ``undo``, ``clear``, ``confirm``."""
         t = self.table(table_id)
         before: int | None = None
@@ -826,7 +826,7 @@ class TableService:
             req = self._requirement_or_error(t, hs)
             draft = t.drafts.setdefault(hs, Draft())
             message = ""
-            if action == "select":
+            if action == "pick":
                 try:
                     cards = [Card(v) for v in values]
                 except CardError as e:

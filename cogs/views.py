@@ -189,7 +189,7 @@ class PanelSelect(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         values = list((interaction.data or {}).get("values", []))  # type: ignore[union-attr]
-        await _guard(interaction, panel_click(interaction, self.base, "select", values))
+        await _guard(interaction, panel_click(interaction, self.base, "pick", values))
 
 
 async def panel_click(
