@@ -49,7 +49,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .autoplay import Move, greedy_set, street_moves
-from .board import ROWS, Board, bottom_royalty, middle_royalty, top_royalty
+from .board import (
+    ROWS,
+    Board,
+    bottom_royalty,
+    fantasyland_cards_for_top,
+    middle_royalty,
+    top_royalty,
+    values_foul,
+)
 from .cards import DECK, RANK_SHIFT, Card, cards_text
 from .evaluator import (
     CATEGORY_SHIFT,
@@ -235,30 +243,9 @@ def _distribution(size: int, rank_key: int, flush: bool, samples: int) -> tuple[
     return out
 
 
-def _fl_cards(vt: int, rules: Rules) -> int:
-    """Cards of the fantasyland a (clean) top of value ``vt`` earns (0: none)."""
-    if not rules.has_fantasyland:
-        return 0
-    cat = vt >> CATEGORY_SHIFT
-    if cat == TRIPS:
-        level = 4
-    elif cat == PAIR and (vt >> 16) & 15 >= 12:
-        level = ((vt >> 16) & 15) - 11
-    else:
-        return 0
-    if rules.variant == "ofc":
-        return 13
-    if not rules.progressive:
-        return 14
-    return 13 + level
-
-
-def _fouls(vt: int, vm: int, vb: int, strict: bool) -> bool:
-    if vm > vb:
-        return True
-    if strict:
-        return vt >= vm & _NO_KICKERS
-    return vt > vm
+# the rules themselves live in engine.board; the AI calls them on raw row values
+_fl_cards = fantasyland_cards_for_top
+_fouls = values_foul
 
 
 _MEMO_CAP = 400_000

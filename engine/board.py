@@ -8,6 +8,7 @@ from typing import Any
 
 from .cards import Card, CardError, cards_from_json, cards_text, cards_to_json, parse_cards
 from .evaluator import (
+    CATEGORY_SHIFT,
     FULL_HOUSE,
     PAIR,
     QUADS,
@@ -67,6 +68,34 @@ def bottom_royalty(value: HandValue) -> int:
     if value.is_royal:
         return _ROYAL_BOTTOM
     return _BOTTOM.get(value.category, 0)
+
+
+def values_foul(top: int, middle: int, bottom: int, strict: bool = False) -> bool:
+    """The foul rule on row values: fouled unless bottom >= middle >= top (with ``strict``,
+    the top must be strictly below the middle on the top's own ranks)."""
+    if middle > bottom:
+        return True
+    if strict:
+        return row_at_most(top, middle) >= 0
+    return top > middle
+
+
+def fantasyland_cards_for_top(top: int, rules: Rules) -> int:
+    """Cards of the fantasyland hand a clean board with this top row earns (0: none)."""
+    if not rules.has_fantasyland:
+        return 0
+    category, first = top >> CATEGORY_SHIFT, (top >> 16) & 15
+    if category == TRIPS:
+        level = 4
+    elif category == PAIR and first >= 12:
+        level = first - 11  # QQ 1, KK 2, AA 3
+    else:
+        return 0
+    if rules.variant == "ofc":
+        return 13
+    if not rules.progressive:
+        return 14
+    return 13 + level
 
 
 def chinese_row_bonus(row: int, value: HandValue) -> int:
@@ -152,11 +181,7 @@ class Board:
     def is_foul(self, rules: Rules | None = None) -> bool:
         """A finished board is fouled unless bottom >= middle >= top."""
         t, m, b = self.values()
-        if m > b:
-            return True
-        if rules is not None and rules.strict_top:
-            return row_at_most(t, m) >= 0
-        return t > m
+        return values_foul(t, m, b, rules is not None and rules.strict_top)
 
     def row_royalties(self, rules: Rules | None = None) -> tuple[int, int, int]:
         """Royalties per row (all 0 for a fouled board or in chinese)."""
@@ -174,18 +199,7 @@ class Board:
         rules = rules or Rules()
         if not rules.has_fantasyland or self.is_foul(rules):
             return 0
-        top = evaluate(self.top)
-        if top.category == TRIPS:
-            level = 4
-        elif top.category == PAIR and top.ranks[0] >= 12:
-            level = top.ranks[0] - 11  # QQ 1, KK 2, AA 3
-        else:
-            return 0
-        if rules.variant == "ofc":
-            return 13
-        if not rules.progressive:
-            return 14
-        return 13 + level
+        return fantasyland_cards_for_top(evaluate(self.top), rules)
 
     def stays_in_fantasyland(self, rules: Rules | None = None) -> bool:
         return self.fantasyland_stay_cards(rules) > 0

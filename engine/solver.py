@@ -272,10 +272,11 @@ def _fallback(cs: list[Card], rules: Rules, bonus: Mapping[int, float]) -> Solut
     return _finish(board, discards, rules, bonus)
 
 
-def _search(
-    cs: list[Card], rules: Rules, bonus: Mapping[int, float]
-) -> tuple[int, int, int] | None:
-    n = len(cs)
+def _subset_tables(
+    cs: list[Card], n: int
+) -> tuple[list[int], list[int], list[int], list[int], dict[int, int], list[int]]:
+    """Every 5-card subset's value and card mask (best first), every 3-card subset's value
+    and mask, top value by mask, and for each 5-card subset the first index of its value."""
     full = (1 << n) - 1
     packed = _packed(cs)
     fives = _subsets(packed, 5, n)
@@ -284,11 +285,19 @@ def _search(
     fm = [x & full for x in fives]
     tv = [x >> n for x in threes]
     tmk = [x & full for x in threes]
-    t_of = dict(zip(tmk, tv, strict=True))
-    n5 = len(fives)
-    group = [0] * n5
-    for j in range(1, n5):
+    group = [0] * len(fives)
+    for j in range(1, len(fives)):
         group[j] = group[j - 1] if fv[j] == fv[j - 1] else j
+    return fv, fm, tv, tmk, dict(zip(tmk, tv, strict=True)), group
+
+
+def _search(
+    cs: list[Card], rules: Rules, bonus: Mapping[int, float]
+) -> tuple[int, int, int] | None:
+    n = len(cs)
+    full = (1 << n) - 1
+    fv, fm, tv, tmk, t_of, group = _subset_tables(cs, n)
+    n5 = len(fv)
     strict = rules.strict_top
     rb_of, rm_of, rt_of, rt_cap = _RB, _RM, _RT, _RT_CAP
     has_fl = rules.has_fantasyland
@@ -595,18 +604,8 @@ def _chinese_search(
 ) -> tuple[int, int, int, float] | None:
     n = 13
     full = (1 << n) - 1
-    packed = _packed(cs)
-    fives = _subsets(packed, 5, n)
-    threes = _subsets(packed, 3, n)
-    fv = [x >> n for x in fives]
-    fm = [x & full for x in fives]
-    tv = [x >> n for x in threes]
-    tmk = [x & full for x in threes]
-    t_of = dict(zip(tmk, tv, strict=True))
-    n5 = len(fives)
-    group = [0] * n5
-    for j in range(1, n5):
-        group[j] = group[j - 1] if fv[j] == fv[j - 1] else j
+    fv, fm, tv, tmk, t_of, group = _subset_tables(cs, n)
+    n5 = len(fv)
     strict = rules.strict_top
     value = model.value
     best_score = float("-inf")
