@@ -69,6 +69,7 @@ from .evaluator import (
     TWO_PAIR,
     HandValue,
     describe_value,
+    top_compare_mask,
     value_table,
 )
 from .rules import Rules
@@ -137,7 +138,6 @@ DEFAULT_CONFIG = AIConfig()
 
 _VALUES = value_table()
 _SUIT_PART = (1 << RANK_SHIFT) - 1
-_NO_KICKERS = ~0xFF
 _FULL = (3, 5, 5)
 
 # Final row values (top, middle, bottom) of boards that did not foul, measured in AI self-play:
@@ -346,13 +346,18 @@ class _Model:
         key = t.id << 24 | m.id
         p = self.ptm.get(key)
         if p is None:
-            if self.strict:
-                mids = sorted(x & _NO_KICKERS for x in m.dist)
-                bad = sum(bisect_right(mids, x) for x in t.dist)
+            if self.strict:  # fouled when the middle is not above on the top's own ranks
+                by_mask: dict[int, list[int]] = {}
+                bad = 0
+                for x in t.dist:
+                    keep = top_compare_mask(x)
+                    truncated = by_mask.get(keep)
+                    if truncated is None:
+                        truncated = by_mask[keep] = sorted(y & keep for y in m.dist)
+                    bad += bisect_right(truncated, x)
             else:
-                mids = list(m.dist)
-                bad = sum(bisect_left(mids, x) for x in t.dist)
-            p = bad / (len(t.dist) * len(mids))
+                bad = sum(bisect_left(m.dist, x) for x in t.dist)
+            p = bad / (len(t.dist) * len(m.dist))
             if len(self.ptm) >= _MEMO_CAP:
                 self.ptm.clear()
             self.ptm[key] = p

@@ -179,12 +179,16 @@ def top_ranks_equal_or_below(top: int, middle: int) -> bool:
 _TOP_RANK_MASK = {HIGH_CARD: ~0xFF, PAIR: ~0xFFF, TRIPS: ~0xFFFF}
 
 
+def top_compare_mask(top: int) -> int:
+    """The mask that keeps as many of a middle row's defining ranks as the top row has."""
+    return _TOP_RANK_MASK.get(top >> CATEGORY_SHIFT, ~0xFF)
+
+
 def row_at_most(top: int, middle: int) -> int:
     """-1 if top < middle, 0 if equal on the top's own ranks, 1 if top > middle (RULES.md)."""
     # a top row defines 3 ranks (high card), 2 (pair + kicker) or 1 (trips): compare the
     # middle on that many of its defining ranks only
-    keep = _TOP_RANK_MASK.get(top >> CATEGORY_SHIFT, ~0xFF)
-    truncated = middle & keep
+    truncated = middle & top_compare_mask(top)
     if top < truncated:
         return -1
     if top == truncated:

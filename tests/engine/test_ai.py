@@ -337,3 +337,21 @@ def test_street_moves_are_every_legal_move_once() -> None:
             moves = street_moves(req)
             assert len(moves) == len(set(moves)) and set(moves) == expected
             hand.place(seat, *moves[0])
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_static_foul_chance_uses_the_board_foul_rule(strict: bool) -> None:
+    """The rollout policy's top-over-middle chance counts exactly the sampled pairs that the
+    foul rule (``values_foul``, strict top included) calls fouls."""
+    from engine.ai import DEFAULT_CONFIG, _model
+    from engine.board import values_foul
+
+    model = _model(Rules(strict_top=strict), DEFAULT_CONFIG)
+    for top_text, middle_text in (("Qh", "Qd 7c"), ("Ks Kd", "Kc 9h 9d"), ("", ""),
+                                  ("5c 5d", "5h 5s"), ("Ah", "Ad Kc Kd")):
+        top = model.row(0, sum(C(top_text)))
+        middle = model.row(1, sum(C(middle_text)))
+        brute = sum(
+            values_foul(x, y, 1 << 30, strict) for x in top.dist for y in middle.dist
+        ) / (len(top.dist) * len(middle.dist))
+        assert model.p_top_over_middle(top, middle) == pytest.approx(brute)
