@@ -23,6 +23,7 @@ from .evaluator import evaluate
 
 if TYPE_CHECKING:
     from .hand import Hand, Requirement
+    from .rules import Rules
 
 Move = tuple[tuple[tuple[Card, int], ...], tuple[Card, ...]]
 FOUL_PENALTY = 6.0
@@ -51,16 +52,12 @@ def street_moves(req: Requirement) -> list[Move]:
     return moves
 
 
-def board_score(board: Board, rules_royalties: bool = True) -> float:
-    """Score of a complete board for the seat: royalties, or a penalty for a foul."""
-    t, m, b = board.values()
-    if m > b or t > m:
+def board_score(board: Board, rules: Rules | None = None) -> float:
+    """Score of a complete board for the seat: royalties, or a penalty for a foul (the rules'
+    foul test, strict top included)."""
+    if board.is_foul(rules):
         return -FOUL_PENALTY
-    from .board import bottom_royalty, middle_royalty, top_royalty
-
-    if not rules_royalties:
-        return 0.0
-    return float(top_royalty(t) + middle_royalty(m) + bottom_royalty(b))
+    return float(board.royalties(rules))
 
 
 def _fill_randomly(board: Board, unseen: Sequence[Card], rng: random.Random) -> Board:
@@ -90,15 +87,15 @@ def _sorted_fill(board: Board, unseen: Sequence[Card], rng: random.Random) -> Bo
 
 def score_move(
     board: Board, move: Move, unseen: Sequence[Card], rng: random.Random, samples: int,
-    royalties: bool = True,
+    rules: Rules | None = None,
 ) -> float:
     after = board.place(move[0])
     if after.is_complete:
-        return board_score(after, royalties) * 1000.0  # exact: dominates estimates
+        return board_score(after, rules) * 1000.0  # exact: dominates estimates
     total = 0.0
     for i in range(samples):
         filler = _fill_randomly if i % 2 else _sorted_fill
-        total += board_score(filler(after, unseen, rng), royalties)
+        total += board_score(filler(after, unseen, rng), rules)
     return total / samples
 
 
@@ -126,11 +123,10 @@ def _scored_placement(hand: Hand, seat: int, req: Requirement) -> Move:
     unseen = [c for c in DECK if c not in seen]
     moves = street_moves(req)
     samples = 8 if len(moves) > 60 else 24
-    royalties = hand.rules.has_royalties
     best: Move | None = None
     best_score = float("-inf")
     for move in moves:
-        s = score_move(hand.boards[seat], move, unseen, rng, samples, royalties)
+        s = score_move(hand.boards[seat], move, unseen, rng, samples, hand.rules)
         if s > best_score:
             best, best_score = move, s
     assert best is not None

@@ -155,9 +155,13 @@ def _token_to_card(token: str) -> Card | None:
     return _BY_TEXT[rank + suit]
 
 
+_VARIATION_SELECTORS = str.maketrans("", "", "\ufe0e\ufe0f")
+"""Emoji keyboards send ``♥`` as ``♥`` + U+FE0F; the selectors carry no meaning here."""
+
+
 def parse_card(text: str) -> Card:
-    """One card: ``Ah``, ``ah``, ``AH``, ``10h``, ``Th``, ``A♥``."""
-    token = text.strip()
+    """One card: ``Ah``, ``ah``, ``AH``, ``10h``, ``Th``, ``A♥`` (also the emoji ``A♥️``)."""
+    token = text.translate(_VARIATION_SELECTORS).strip()
     card = _token_to_card(token)
     if card is None:
         raise CardError(_bad_token_message(token), token)
@@ -174,7 +178,7 @@ def _bad_token_message(token: str) -> str:
 
 
 def split_tokens(text: str) -> list[str]:
-    return [t for t in _SPLIT.split(text.strip()) if t]
+    return [t for t in _SPLIT.split(text.translate(_VARIATION_SELECTORS).strip()) if t]
 
 
 def parse_cards(text: str | Iterable[str | Card]) -> list[Card]:

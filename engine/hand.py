@@ -128,6 +128,15 @@ class Hand:
                 raise ValueError(f"Seat {seat}: a fantasyland hand is 13 to 17 cards, not {cards}")
             if cards > 13 and rules.variant == "ofc":
                 raise ValueError("Classic ofc deals 13 fantasyland cards")
+            if cards and rules.variant == "pineapple" and (
+                cards < 14 or (cards > 14 and not rules.progressive)
+            ):
+                raise ValueError(
+                    "Pineapple deals 14 fantasyland cards"
+                    + (" (15 to 17 with progressive fantasyland)" if not rules.progressive else
+                       " to 17")
+                    + f", not {cards}"
+                )
         self.fantasyland: tuple[int, ...] = tuple(fl)
         self.seed = str(seed) if seed is not None else secrets.token_hex(16)
         self.stacked = deck is not None

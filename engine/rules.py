@@ -79,6 +79,10 @@ class Rules:
             value = getattr(self, name)
             if not isinstance(value, int) or not 5 <= value <= 3600:
                 raise RulesError(f"{name} must be between 5 and 3600 seconds, got {value}")
+        if self.progressive_stay and self.variant == "ofc":
+            raise RulesError(
+                "The progressive stay table is a pineapple option: classic ofc stays with 13 cards"
+            )
         if self.shoot_the_moon_points < 0 or self.chinese_surrender < 0:
             raise RulesError("Bonus and surrender values cannot be negative")
 
@@ -124,6 +128,13 @@ class Rules:
             )
 
     def with_options(self, **changes: Any) -> Rules:
+        """These rules with some options changed; a new variant brings its own default
+        scoring unless a scoring is given or this one was not the old variant's default."""
+        variant = changes.get("variant", self.variant)
+        if variant != self.variant and "scoring" not in changes:
+            old_default = "2-4" if self.variant == "chinese" else "1-6"
+            if self.scoring == old_default:
+                changes["scoring"] = None
         return replace(self, **changes)
 
     # -- persistence -----------------------------------------------------------------------

@@ -257,6 +257,7 @@ def units_moved(
     if stacks is None:
         return [sum(r) for r in u]
     order = [(button + 1 + k) % n for k in range(n)]
+    claims = [row[:] for row in u]  # what each is owed before any cap: shares follow these
     for _ in range(4 * n * n + 4):
         changed = False
         for loser in order:
@@ -264,9 +265,9 @@ def units_moved(
             if -net <= stacks[loser]:
                 continue
             receipts = sum(x for x in u[loser] if x > 0)
-            owed = {c: -u[loser][c] for c in order if u[loser][c] < 0}
+            owed = {c: -claims[loser][c] for c in order if claims[loser][c] < 0}
             total_owed = sum(owed.values())
-            payable = max(0, stacks[loser] + receipts)
+            payable = min(total_owed, max(0, stacks[loser] + receipts))
             shares = {c: owed[c] * payable // total_owed for c in owed}
             rest = payable - sum(shares.values())
             for c in order:

@@ -355,3 +355,11 @@ def test_static_foul_chance_uses_the_board_foul_rule(strict: bool) -> None:
             values_foul(x, y, 1 << 30, strict) for x in top.dist for y in middle.dist
         ) / (len(top.dist) * len(middle.dist))
         assert model.p_top_over_middle(top, middle) == pytest.approx(brute)
+
+
+def test_timeout_fallback_scores_fouls_by_the_rules_strict_top() -> None:
+    from engine.autoplay import FOUL_PENALTY, board_score
+
+    equal = Board.parse("Kh Kd 5c / Ks Kc 5d 3h 2s / Ah Ad As 7c 8d")  # equal on KK5
+    assert board_score(equal, Rules()) > 0
+    assert board_score(equal, Rules(strict_top=True)) == -FOUL_PENALTY

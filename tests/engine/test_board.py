@@ -154,6 +154,17 @@ def test_rules_defaults_and_validation() -> None:
         Rules(naturals=(("royal", 5),))
     with pytest.raises(RulesError, match="timer"):
         Rules(timer=1)
+    # the progressive stay table is Pokermagnet's pineapple option: ofc stays with 13 cards
+    with pytest.raises(RulesError, match="pineapple option"):
+        Rules(variant="ofc", progressive_stay=True)
+
+
+def test_changing_the_variant_brings_its_default_scoring() -> None:
+    assert Rules().with_options(variant="chinese").scoring == "2-4"
+    assert Rules(variant="chinese").with_options(variant="pineapple").scoring == "1-6"
+    # a scoring chosen on purpose stays
+    assert Rules(scoring="1-3").with_options(variant="chinese").scoring == "1-3"
+    assert Rules().with_options(variant="chinese", scoring="1-6").scoring == "1-6"
 
 
 def test_rules_json_round_trip_and_words() -> None:

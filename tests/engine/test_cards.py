@@ -7,7 +7,7 @@ from engine import DECK, Card, CardError, parse_card, parse_cards
 from engine.cards import cards_pretty, cards_text
 
 
-@pytest.mark.parametrize("text", ["Ah", "ah", "AH", "aH", "A♥", "a♡"])
+@pytest.mark.parametrize("text", ["Ah", "ah", "AH", "aH", "A♥", "a♡", "A♥\ufe0f", "A\u2665\ufe0e"])
 def test_ace_of_hearts_forms(text: str) -> None:
     assert parse_card(text) == Card("Ah")
     assert str(parse_card(text)) == "Ah"
@@ -68,3 +68,8 @@ def test_card_constructor_errors() -> None:
         Card(52)
     with pytest.raises(CardError):
         Card("Xx")
+
+
+def test_emoji_suits_from_a_phone_keyboard() -> None:
+    # emoji keyboards add U+FE0F after the suit symbol
+    assert parse_cards("K\u2660\ufe0f 10\u2666\ufe0f, Q\u2663\ufe0f") == parse_cards("Ks Td Qc")

@@ -314,3 +314,18 @@ def test_from_json_rejects_tampering() -> None:
 
 def test_illegal_action_is_value_error() -> None:
     assert issubclass(IllegalAction, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("rules", "cards"),
+    [
+        (Rules(variant="pineapple"), 13),
+        (Rules(variant="pineapple", progressive=False), 15),
+        (Rules(variant="ofc"), 14),
+        (Rules(variant="pineapple"), 18),
+        (Rules(variant="chinese"), 13),
+    ],
+)
+def test_fantasyland_sizes_the_rules_cannot_deal_are_refused(rules: Rules, cards: int) -> None:
+    with pytest.raises(ValueError, match="fantasyland"):
+        Hand(rules, ["Ann", "Bob"], fantasyland=[cards, 0], seed="sizes")

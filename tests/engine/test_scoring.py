@@ -119,6 +119,14 @@ def test_units_with_stack_cap() -> None:
     assert sum(capped) == 0
 
 
+def test_capped_loser_whose_debtor_is_capped_splits_by_the_original_claims() -> None:
+    # seat 3 owes seats 0 and 1 100 each (brought 50) and is owed 51 by seat 2 (brought 0):
+    # seat 2 pays nothing, so seat 3's 50 is split 25/25 whatever the button
+    m = [[0, 0, 0, 100], [0, 0, 0, 100], [0, 0, 0, -51], [-100, -100, 51, 0]]
+    for button in range(4):
+        assert units_moved(m, 1, [1000, 1000, 0, 50], button=button) == [25, 25, 0, -50]
+
+
 def test_units_remainder_to_earliest_creditor_left_of_button() -> None:
     m = [[0, 0, 5], [0, 0, 5], [-5, -5, 0]]  # seat 2 owes 5 to each of 0 and 1
     assert units_moved(m, 1, [100, 100, 3], button=0) == [1, 2, -3]

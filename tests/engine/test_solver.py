@@ -30,7 +30,7 @@ RULE_SETS = [
     Rules(variant="ofc"),
     Rules(variant="pineapple", strict_top=True),
     Rules(variant="pineapple", progressive_stay=True),
-    Rules(variant="ofc", progressive_stay=True, strict_top=True),
+    Rules(variant="ofc", strict_top=True),
     Rules(variant="pineapple", stay_middle_full_house=False),
     Rules(variant="pineapple", fantasyland=False),
 ]
