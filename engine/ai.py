@@ -124,6 +124,12 @@ class AIConfig:
     """Risk aversion: points a foul costs beyond the rows and scoop, per opponent that may not
     foul (it stands for what a foul also loses: fantasyland chances, the royalties the rows
     were worth)."""
+    ofc_foul_extra: float = 5.0
+    """``foul_extra`` in classic ofc (every card must be placed, so a foul is harder to avoid
+    late).  Against the default AI with 3 (400 paired deals, 100 simulations): 4 -0.07 +- 0.05,
+    5 -0.10 +- 0.08 points/hand (not significant); against random +0.01 +- 0.06; self-play
+    fouls 10.1% -> 8.0% (``python -m bench.ai --level normal --variant ofc --match self
+    --hands 200 --sims 100``, 800 boards)."""
 
     def fantasyland_value(self, cards: int) -> float:
         if cards <= 0:
@@ -472,7 +478,8 @@ class _Context:
         self.rules = model.rules
         self._memo: dict[int, tuple[float, int, int, int]] = {}
         loss = model.loss
-        extra = model.config.foul_extra
+        config = model.config
+        extra = config.ofc_foul_extra if self.rules.variant == "ofc" else config.foul_extra
         self.foul_value = (
             -sum((loss + extra) * (1.0 - o.q) for o in opponents) if opponents else -loss - extra
         )
