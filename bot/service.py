@@ -82,6 +82,45 @@ class NullNotifier:
         return None
 
 
+class SafeNotifier:
+    """Messages are best effort: a send that fails (permissions, a deleted channel, Discord
+    errors) is logged and never undoes, stops or misreports play."""
+
+    def __init__(self, inner: Notifier) -> None:
+        self.inner = inner
+
+    async def _call(self, name: str, *args: Any) -> None:
+        try:
+            await getattr(self.inner, name)(*args)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("notifier %s failed", name)
+
+    async def table_changed(self, table: TableState) -> None:
+        await self._call("table_changed", table)
+
+    async def turn_started(self, table: TableState, seats: list[int]) -> None:
+        await self._call("turn_started", table, seats)
+
+    async def fantasyland_dealt(self, table: TableState, seat_no: int) -> None:
+        await self._call("fantasyland_dealt", table, seat_no)
+
+    async def showdown(self, table: TableState, result: ShowdownResult) -> None:
+        await self._call("showdown", table, result)
+
+    async def notice(self, table: TableState, text: str) -> None:
+        await self._call("notice", table, text)
+
+
+SETTLE_RETRY = 5.0
+"""Seconds before a settlement that failed to write (a database error) is tried again."""
+
+NOTIFY_WAIT = 1.0
+"""Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
+sends go on in the background, so a rate-limited channel never costs the 3-second answer."""
+
+
 @dataclass
 class Draft:
     """A player's panel selection before Confirm: cards picked in the select, cards assigned."""
@@ -127,6 +166,8 @@ class TableState:
     bot_keys: set[tuple[int, int, int]] = field(default_factory=set)
     waiting: bool = False
     """Between hands with too few players: the next join / sit-in / start deals."""
+    hand_practice: bool = False
+    """Whether the hand being played was dealt as practice (decided at the deal)."""
 
     @property
     def id(self) -> int:
@@ -162,6 +203,13 @@ class TableState:
     def fantasyland_pending(self) -> dict[int, int]:
         """Seat number -> cards of the fantasyland hand the next deal owes."""
         return {int(k): int(v) for k, v in self.row.extra.get("fantasyland", {}).items()}
+
+    def owes_fantasyland(self, seat_no: int) -> bool:
+        """Whether this seat played the hand that earned a pending fantasyland (and is not
+        the one in fantasyland): it stays for that hand even if it asked to leave."""
+        pending = self.fantasyland_pending
+        owed_by = {int(x) for x in self.row.extra.get("fantasyland_owed_by", [])}
+        return bool(pending) and seat_no in owed_by and seat_no not in pending
 
     def name_of(self, hand_seat: int) -> str:
         seat = self.seat_by_no(self.hand_seats[hand_seat])
@@ -226,7 +274,7 @@ class TableService:
         bot_delay: float = 0.0,
     ) -> None:
         self.store = store
-        self.notifier: Notifier = notifier or NullNotifier()
+        self._notifier = SafeNotifier(notifier or NullNotifier())
         self.clock = clock
         self.next_hand_delay = next_hand_delay
         self.seed_factory = seed_factory
@@ -235,6 +283,14 @@ class TableService:
         self.tables: dict[int, TableState] = {}
         self._by_channel: dict[int, int] = {}
         self._closed = False
+
+    @property
+    def notifier(self) -> SafeNotifier:
+        return self._notifier
+
+    @notifier.setter
+    def notifier(self, notifier: Notifier) -> None:
+        self._notifier = SafeNotifier(notifier)
 
     # ------------------------------------------------------------------ lifecycle / recovery
     async def recover(self) -> list[TableState]:
@@ -271,6 +327,7 @@ class TableService:
         t.hand_seats = [int(x) for x in st["seats"]]
         t.deadlines = {int(k): float(v) for k, v in st.get("deadlines", {}).items()}
         t.drafts = {int(k): Draft.from_json(v) for k, v in st.get("drafts", {}).items()}
+        t.hand_practice = bool(st.get("practice", t.practice))
 
     async def shutdown(self) -> None:
         self._closed = True
@@ -291,12 +348,12 @@ class TableService:
             t.timer = None
             self._arm(t)
 
-    def _spawn(self, t: TableState, coro: Awaitable[Any]) -> None:
+    def _spawn(self, t: TableState, coro: Awaitable[Any]) -> asyncio.Task[Any] | None:
         if self._closed:
             close = getattr(coro, "close", None)
             if close:
                 close()
-            return
+            return None
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         t.tasks.add(task)
 
@@ -306,6 +363,14 @@ class TableService:
                 log.error("table %s background task failed", t.id, exc_info=task.exception())
 
         task.add_done_callback(done)
+        return task
+
+    async def _tell(self, t: TableState, coro: Awaitable[Any]) -> None:
+        """Send a command's messages, waiting at most ``NOTIFY_WAIT`` (the rest goes on in
+        the background)."""
+        task = self._spawn(t, coro)
+        if task is not None:
+            await asyncio.wait({task}, timeout=NOTIFY_WAIT)
 
     # ------------------------------------------------------------------ lookups
     def table_in_channel(self, channel_id: int) -> TableState:
@@ -461,7 +526,12 @@ class TableService:
             raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
         async with t.lock:
             self._my_seat(t, user_id)
-            seat = await self._add_bot(t, level)
+            if t.row.status != "open":
+                raise ServiceError("This table is closing; no new seats.")
+            try:
+                seat = await self._add_bot(t, level)
+            except StoreError as e:
+                raise ServiceError(str(e)) from None
             await self._refresh(t)
         await self.notifier.table_changed(t)
         if t.waiting:
@@ -485,7 +555,7 @@ class TableService:
         async with t.lock:
             seat = self._my_seat(t, user_id)
             in_hand = t.hand is not None and seat.seat_no in t.hand_seats
-            owes_fl = bool(t.fantasyland_pending) and seat.seat_no not in t.fantasyland_pending
+            owes_fl = t.owes_fantasyland(seat.seat_no)
             if in_hand or owes_fl:
                 await self.store.update_seat(t.id, seat.seat_no, leaving=True)
                 await self._refresh(t)
@@ -496,12 +566,37 @@ class TableService:
                 )
                 text = f"{msg}; your stack then returns to your balance."
             else:
-                amount = await self.store.unseat_player(t.id, seat.seat_no, self.clock())
-                await self._refresh(t)
+                # not in the hand being played (if any): nothing of theirs is at stake
+                amount = await self._unseat(t, seat.seat_no)
                 text = f"You left the table; {amount} units returned to your balance."
+                if t.hand is None:
+                    await self._release_leavers(t)
                 await self._maybe_close_empty(t)
         await self.notifier.table_changed(t)
         return text
+
+    async def _unseat(self, t: TableState, seat_no: int) -> int:
+        """Cash a seat out (lock held; the seat is not in the hand being played).  A pending
+        fantasyland of that seat is forfeited: it never passes to whoever sits there next."""
+        amount = await self.store.unseat_player(t.id, seat_no, self.clock(), force=True)
+        pending = t.fantasyland_pending
+        if seat_no in pending:
+            del pending[seat_no]
+            extra = {**t.row.extra, "fantasyland": {str(k): v for k, v in pending.items()}}
+            if not pending:
+                extra["fantasyland_owed_by"] = []
+            await self.store.update_table(t.id, extra=extra, now=self.clock())
+        await self._refresh(t)
+        return amount
+
+    async def _release_leavers(self, t: TableState) -> None:
+        """Between hands: seats that asked to leave go now, unless they still owe a
+        fantasyland hand (lock held)."""
+        for seat in list(t.seats):
+            current = t.seat_by_no(seat.seat_no)
+            if current is not None and current.leaving and not t.owes_fantasyland(seat.seat_no):
+                await self._unseat(t, seat.seat_no)
+        await self._refresh(t)
 
     async def _maybe_close_empty(self, t: TableState) -> None:
         if not t.humans and t.hand is None:
@@ -559,16 +654,17 @@ class TableService:
                     "Invite someone with `/ofc join` or add a bot with `/ofc addbot`."
                 )
             await self._deal(t)
-        await self._announce_new_hand(t)
+        await self._tell(t, self._announce_new_hand(t))
         return f"Hand #{t.row.hand_no} is dealt."
 
     def _ready_seats(self, t: TableState) -> list[SeatRow]:
         """Seats dealt into the next hand.  A player who asked to leave still plays the
         fantasyland hand they helped earn (RULES.md)."""
-        owed = bool(t.fantasyland_pending)
+        pending = t.fantasyland_pending
         return [
             s for s in t.seats
-            if not s.sitting_out and (owed or not s.leaving)
+            if not s.sitting_out
+            and (not s.leaving or s.seat_no in pending or t.owes_fantasyland(s.seat_no))
             and (s.is_bot or s.stack > 0 or t.row.stake == 0)
         ]
 
@@ -594,6 +690,7 @@ class TableService:
         number = t.row.hand_no + 1
         t.hand = hand
         t.hand_seats = seat_nos
+        t.hand_practice = t.practice
         t.drafts = {}
         t.deadlines = {}
         self._set_deadlines(t)
@@ -603,7 +700,8 @@ class TableService:
         )
         t.hand_row = hand_row
         await self.store.update_table(
-            t.id, button=seat_nos[button], extra={**t.row.extra, "fantasyland": {}},
+            t.id, button=seat_nos[button],
+            extra={**t.row.extra, "fantasyland": {}, "fantasyland_owed_by": []},
             now=self.clock(),
         )
         await self._refresh(t)
@@ -639,6 +737,7 @@ class TableService:
             "users": [t.seat_by_no(no).user_id if t.seat_by_no(no) else 0 for no in t.hand_seats],
             "deadlines": {str(k): v for k, v in t.deadlines.items()},
             "drafts": {str(k): d.to_json() for k, d in t.drafts.items()},
+            "practice": t.hand_practice,
         }
 
     def _set_deadlines(self, t: TableState) -> None:
@@ -699,7 +798,7 @@ class TableService:
             except (IllegalAction, CardError) as e:
                 raise ServiceError(str(e)) from None
             result, before = await self._place(t, hs, placed, discards)
-        await self._notify_after(t, before)
+        await self._tell(t, self._notify_after(t, before))
         return result
 
     def _requirement_or_error(self, t: TableState, hs: int) -> Requirement:
@@ -757,7 +856,7 @@ class TableService:
             t.drafts.pop(hs, None)
             t.deadlines.pop(hs, None)
             await self._after_action(t)
-        await self._notify_after(t, before)
+        await self._tell(t, self._notify_after(t, before))
         return t
 
     async def declare(self, channel_id: int, user_id: int, natural: str) -> str:
@@ -883,7 +982,7 @@ class TableService:
                 await self._save(t)
             state = self._panel_state(t, seat) if t.hand is not None else None
         if confirmed:
-            await self._notify_after(t, before)
+            await self._tell(t, self._notify_after(t, before))
         return state, message
 
     # ------------------------------------------------------------------ suggestions
@@ -963,7 +1062,7 @@ class TableService:
                 f"⏰ Time ran out for {', '.join(names)}: the bot played for them and they now "
                 "sit out (`/ofc sitin` to come back).",
             )
-        await self._notify_after(t, before)
+        await self._tell(t, self._notify_after(t, before))
 
     def _schedule_bots(self, t: TableState) -> None:
         if t.hand is None or t.hand.is_over:
@@ -1016,7 +1115,7 @@ class TableService:
                 t.hand.apply(snapshot.autoplay(hs))
             t.deadlines.pop(hs, None)
             await self._after_action(t)
-        await self._notify_after(t, before)
+        await self._tell(t, self._notify_after(t, before))
 
     # ------------------------------------------------------------------ showdown
     async def _showdown(self, t: TableState) -> None:
@@ -1026,7 +1125,7 @@ class TableService:
         s = hand.settlement
         seats = [t.seat_by_no(no) for no in t.hand_seats]
         is_bot = [seat is None or seat.is_bot for seat in seats]
-        practice = t.practice
+        practice = t.hand_practice
         n = hand.n
         matrix = s.matrix()
         for i in range(n):
@@ -1050,22 +1149,26 @@ class TableService:
                 natural=s.naturals[i], is_bot=seat.is_bot, counted=counted,
             ))
         final = self._state_json(t)
-        try:
-            await self.store.finish_hand(
-                t.hand_row.id, final, results, movements, self.clock(),
-                log_json=[a.to_json() for a in hand.log],
-            )
-        except AlreadyApplied:
-            log.info("hand %s was already settled", t.hand_row.id)
         fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(hand.fantasyland_next) if c}
         new_button_idx = next_button(hand.button, n, hand.fantasyland_next, t.rules)
         button_seat = t.hand_seats[new_button_idx]
         if new_button_idx != hand.button or not any(hand.fantasyland_next):
             button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
-        await self.store.update_table(
-            t.id, button=button_seat, extra={**t.row.extra, "fantasyland": fl_next},
-            now=self.clock(),
-        )
+        extra = {**t.row.extra, "fantasyland": fl_next,
+                 "fantasyland_owed_by": list(t.hand_seats) if fl_next else []}
+        try:  # units, results, the next button and the fantasyland owed: one transaction
+            await self.store.finish_hand(
+                t.hand_row.id, final, results, movements, self.clock(),
+                log_json=[a.to_json() for a in hand.log], button=button_seat, table_extra=extra,
+            )
+        except AlreadyApplied:
+            log.info("hand %s was already settled", t.hand_row.id)
+        except Exception:
+            # nothing was written; the hand stays over in memory and in the store (a restart
+            # settles it too): try again shortly
+            log.exception("settling hand %s failed; retrying", t.hand_row.id)
+            self._spawn(t, self._retry_showdown(t, t.hand_row.id))
+            return
         result = ShowdownResult(
             hand_no=t.row.hand_no, names=hand.names,
             user_ids=tuple(seat.user_id if seat else 0 for seat in seats), settlement=s,
@@ -1082,6 +1185,14 @@ class TableService:
         t.timer = None
         await self._refresh(t)
         self._spawn(t, self._after_showdown(t, result))
+
+    async def _retry_showdown(self, t: TableState, hand_id: int) -> None:
+        await asyncio.sleep(SETTLE_RETRY)
+        async with t.lock:
+            if t.hand is not None and t.hand.is_over and t.hand_row is not None and (
+                t.hand_row.id == hand_id
+            ):
+                await self._showdown(t)
 
     def _next_seat_clockwise(self, t: TableState, seat_no: int) -> int:
         nos = sorted(s.seat_no for s in t.seats)
@@ -1100,12 +1211,7 @@ class TableService:
         async with t.lock:
             if t.hand is not None or t.id not in self.tables:
                 return
-            # seats that asked to leave go now, unless they owe a fantasyland hand
-            owes = t.fantasyland_pending
-            for seat in list(t.seats):
-                if seat.leaving and (not owes or seat.seat_no in owes):
-                    await self.store.unseat_player(t.id, seat.seat_no, self.clock())
-            await self._refresh(t)
+            await self._release_leavers(t)
             if t.row.status == "closing" or not t.humans:
                 await self._close_now(t)
                 closed = True

@@ -875,10 +875,12 @@ class Store:
     async def finish_hand(
         self, hand_id: int, final_state_json: Mapping[str, Any], results: Sequence[HandResult],
         movements: Mapping[int, int], now: float | None = None,
-        *, log_json: Sequence[Any] | None = None,
+        *, log_json: Sequence[Any] | None = None, button: int | None = None,
+        table_extra: Mapping[str, Any] | None = None,
     ) -> HandRow:
         """Settle a hand in ONE transaction: status 'done', final state (and log, if given),
-        the results, and one ledger row (account 'stack', kind 'hand') per non-zero movement.
+        the results, one ledger row (account 'stack', kind 'hand') per non-zero movement and,
+        if given, the table's next ``button`` and ``extra`` (e.g. the fantasyland it earned).
 
         ValueError (nothing written) when the movements do not sum to 0, disagree with the
         results (a counted human's ``units`` must equal their movement; practice results
@@ -894,6 +896,8 @@ class Store:
         self._check_results(hand_id, results, moves)
         state = _dumps(dict(final_state_json))
         log = None if log_json is None else _dumps(list(log_json))
+        next_button = None if button is None else _id(button, "button")
+        extra = None if table_extra is None else _dumps(dict(table_extra))
         when = _now(now)
         async with self._write():
             hand = await self._hand(hand_id)
@@ -957,6 +961,12 @@ class Store:
                 " deadline = NULL, finished_at = ?, updated_at = ?, ledger_seq = ? WHERE id = ?",
                 (state, log, when, when, seq, hand_id),
             )
+            if next_button is not None or extra is not None:
+                await self._db.execute(
+                    "UPDATE tables SET button = COALESCE(?, button), extra = COALESCE(?, extra),"
+                    " updated_at = ? WHERE id = ?",
+                    (next_button, extra, when, table.id),
+                )
             done = await self._hand(hand_id)
             assert done is not None
             return done

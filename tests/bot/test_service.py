@@ -66,7 +66,8 @@ async def test_leave_waits_for_the_fantasyland_it_owes() -> None:
     await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
     await svc.join(G, CH, BOB, "bob")
     t = svc.table_in_channel(CH)
-    await store.update_table(t.id, extra={"fantasyland": {"0": 14}})  # alice owes... earned
+    # the last hand (alice and bob) earned alice a fantasyland
+    await store.update_table(t.id, extra={"fantasyland": {"0": 14}, "fantasyland_owed_by": [0, 1]})
     await svc._refresh(t)
     text = await svc.leave(CH, BOB)
     assert "after the fantasyland hand" in text

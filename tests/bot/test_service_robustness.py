@@ -1,0 +1,245 @@
+"""The table service when Discord or the database misbehave, and the leave / fantasyland-owed
+paths (found in review): play never stops, units never get stuck, nothing is misreported."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from typing import Any
+
+import pytest
+
+import bot.service as service_module
+from bot.service import ServiceError, TableService
+from bot.store import Store
+from engine.autoplay import choose_placement
+from engine.notation import format_move
+
+from .test_service import ALICE, BOB, CAROL, CH, G, Recorder, finish_by_autoplay, make
+
+
+async def _seated_pair(svc: TableService, variant: str = "ofc") -> None:
+    await svc.new_table(G, CH, ALICE, "alice", variant=variant)
+    await svc.join(G, CH, BOB, "bob")
+
+
+def _a_move_text(svc: TableService) -> tuple[int, str]:
+    """The user to act now and a legal ``/ofc place`` text for them."""
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    hs = t.hand.to_act()[0]
+    req = t.hand.requirement(hs)
+    assert req is not None
+    placed, dropped = choose_placement(t.hand, hs, req)
+    seat = t.seat_by_no(t.hand_seats[hs])
+    assert seat is not None
+    return seat.user_id, format_move(placed, dropped)
+
+
+async def test_a_showdown_message_that_fails_does_not_stop_the_table() -> None:
+    class NoAttachments(Recorder):
+        async def showdown(self, t: Any, result: Any) -> None:
+            raise RuntimeError("403 Forbidden: Missing Permissions")
+
+    store = await Store.open(":memory:")
+    svc = TableService(store, NoAttachments(), next_hand_delay=0.01, seed_factory=lambda: "r1")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await finish_by_autoplay(svc)
+    for _ in range(100):
+        if t.hand is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert t.hand is not None and t.row.hand_no == 2  # the next hand was dealt
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_slow_or_failing_turn_messages_never_delay_or_misreport_a_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(service_module, "NOTIFY_WAIT", 0.2)
+
+    class RateLimited(Recorder):
+        async def turn_started(self, t: Any, seats: list[int]) -> None:
+            await asyncio.sleep(3.5)  # a 429 with retry_after 3.5 s
+
+    store = await Store.open(":memory:")
+    svc = TableService(store, RateLimited(), seed_factory=lambda: "r2")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    user, text = _a_move_text(svc)
+    began = time.perf_counter()
+    await svc.place_text(CH, user, text)
+    assert time.perf_counter() - began < 1.0  # the command answers; the ping goes on
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and len(t.hand.log) == 1
+    await svc.shutdown()
+    await store.close()
+
+    class Broken(Recorder):
+        async def turn_started(self, t: Any, seats: list[int]) -> None:
+            raise RuntimeError("500 Internal Server Error")
+
+    store = await Store.open(":memory:")
+    svc = TableService(store, Broken(), seed_factory=lambda: "r2")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    user, text = _a_move_text(svc)
+    await svc.place_text(CH, user, text)  # no error: the move was applied and saved
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and len(t.hand.log) == 1
+    assert t.hand_row is not None
+    stored = await store.get_hand(t.hand_row.id)
+    assert stored is not None and len(stored.log) == 1
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_settlement_that_fails_to_write_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service_module, "SETTLE_RETRY", 0.01)
+    svc, rec, store = await make(seed_factory=lambda: "r3")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    real = store.finish_hand
+    calls = 0
+
+    async def flaky(*args: Any, **kw: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(store, "finish_hand", flaky)
+    hand_id = t.hand_row.id if t.hand_row else 0
+    await finish_by_autoplay_until_over(svc)
+    for _ in range(200):
+        done = await store.get_hand(hand_id)
+        if done is not None and done.status == "done" and t.hand is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert calls == 2
+    done = await store.get_hand(hand_id)
+    assert done is not None and done.status == "done"
+    assert t.hand is not None and t.row.hand_no == 2  # play went on
+    assert await store.verify_ledger() == []
+    await svc.shutdown()
+    await store.close()
+
+
+async def finish_by_autoplay_until_over(svc: TableService) -> None:
+    t = svc.table_in_channel(CH)
+    while t.hand is not None and not t.hand.is_over:
+        hs = t.hand.to_act()[0]
+        async with t.lock:
+            t.hand.autoplay(hs)
+            await svc._after_action(t)
+
+
+async def test_settlement_writes_the_next_button_and_fantasyland_with_the_units() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r4")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    await finish_by_autoplay(svc)
+    await svc.shutdown()  # no next hand: look at what the settlement left
+    row = await store.get_table(t.id)
+    assert row is not None
+    result = t.last_result
+    assert result is not None
+    expected = {str(t.hand_seats[i]): c for i, c in enumerate(result.fantasyland_next) if c}
+    assert row.extra["fantasyland"] == expected
+    await store.close()
+
+
+async def test_a_seated_player_outside_the_hand_can_leave_at_once() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r5")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    await svc.join(G, CH, CAROL, "carol", buyin=80)  # joins mid-hand: not dealt in
+    before = await store.balance(G, CAROL)
+    text = await svc.leave(CH, CAROL)
+    assert "You left the table; 80 units" in text
+    assert await store.balance(G, CAROL) == before + 80
+    assert svc.table_in_channel(CH).seat_of_user(CAROL) is None
+    await svc.shutdown()
+    await store.close()
+
+
+async def _owed(svc: TableService, store: Store, pending: dict[str, int]) -> Any:
+    t = svc.table_in_channel(CH)
+    await store.update_table(
+        t.id, extra={"fantasyland": pending, "fantasyland_owed_by": [0, 1]}
+    )
+    await svc._refresh(t)
+    return t
+
+
+async def test_when_the_fantasyland_player_leaves_the_others_are_free_to_go() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r6")
+    await _seated_pair(svc, "pineapple")
+    t = await _owed(svc, store, {"0": 14})  # alice earned it with bob
+    assert "after the fantasyland hand" in await svc.leave(CH, BOB)
+    bob_before = await store.balance(G, BOB)
+    await svc.leave(CH, ALICE)  # alice forfeits her fantasyland: bob is not held any more
+    assert t.seat_of_user(BOB) is None
+    assert await store.balance(G, BOB) > bob_before
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_newcomer_does_not_owe_a_fantasyland_and_a_seat_does_not_inherit_one() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r7")
+    await _seated_pair(svc, "pineapple")
+    t = await _owed(svc, store, {"1": 15})  # bob earned a 15-card fantasyland with alice
+    await svc.join(G, CH, CAROL, "carol")
+    assert "You left the table" in await svc.leave(CH, CAROL)  # carol was not in that hand
+    assert "You left the table" in await svc.leave(CH, BOB)  # bob forfeits his fantasyland
+    assert t.fantasyland_pending == {}
+    await svc.join(G, CH, CAROL, "carol")  # takes bob's old seat
+    assert t.seat_of_user(CAROL) is not None and t.seat_of_user(CAROL).seat_no == 1
+    await svc.start(CH, ALICE)
+    assert t.hand is not None and t.hand.fantasyland == (0, 0)
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_no_bot_joins_a_closing_table() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r8")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    await svc.close(CH, ALICE, manage_guild=False)
+    with pytest.raises(ServiceError, match="closing"):
+        await svc.add_bot(CH, ALICE, "easy")
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_practice_hand_stays_practice_when_a_second_human_joins_mid_hand() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r9")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.add_bot(CH, ALICE, "easy")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand_practice
+    await svc.join(G, CH, BOB, "bob")  # the table is no longer practice from the next hand
+    for _ in range(3000):  # alice plays by autoplay, the bot by itself
+        if t.last_result is not None:
+            break
+        async with t.lock:
+            hand = t.hand
+            alice = t.hand_seat_of(0)
+            if hand is not None and not hand.is_over and alice in hand.to_act():
+                hand.autoplay(alice)
+                await svc._after_action(t)
+        await asyncio.sleep(0.01)
+    result = t.last_result
+    assert result is not None and result.practice and result.units is None
+    assert await store.leaderboard(G) == []
+    await svc.shutdown()
+    await store.close()
