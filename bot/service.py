@@ -306,7 +306,9 @@ class TableService:
             resumed.append(t)
         for t in resumed:
             async with t.lock:
-                if t.hand is not None:
+                if t.hand is not None and t.hand.is_over:  # stopped before it was settled
+                    await self._showdown(t)
+                elif t.hand is not None:
                     self._arm(t)
                     self._schedule_bots(t)
                 elif t.row.status == "closing":
@@ -772,6 +774,8 @@ class TableService:
         """Persist, then tell everyone (lock held by the caller)."""
         assert t.hand is not None
         if t.hand.is_over:
+            t.deadlines = {}
+            await self._save(t)  # the last action is kept even if settling has to wait
             await self._showdown(t)
             return
         self._set_deadlines(t)

@@ -243,3 +243,33 @@ async def test_a_practice_hand_stays_practice_when_a_second_human_joins_mid_hand
     assert await store.leaderboard(G) == []
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_hand_over_but_not_settled_is_settled_after_a_restart(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service_module, "SETTLE_RETRY", 3600.0)  # the process dies first
+    db = tmp_path / "restart.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r10")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    hand_id = t.hand_row.id if t.hand_row else 0
+
+    async def down(*args: Any, **kw: Any) -> Any:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "finish_hand", down)
+    await finish_by_autoplay_until_over(svc)
+    final_log = [a.to_json() for a in t.hand.log] if t.hand else []
+    await svc.shutdown()
+    await store.close()
+
+    svc2, rec2, store2 = await make(db, seed_factory=lambda: "r10b")
+    await svc2.recover()
+    done = await store2.get_hand(hand_id)
+    assert done is not None and done.status == "done"
+    assert done.log == final_log  # the last action was kept
+    assert await store2.verify_ledger() == []
+    await svc2.shutdown()
+    await store2.close()
