@@ -72,7 +72,9 @@ async def play_regular_hand(w: World, players: list[FakeUser], discard: int = 0,
     for u in players:
         filled.setdefault(u.id, [0, 0, 0])
     actions = 0
-    while table_of(w).hand is not None:
+    number = table_of(w).row.hand_no
+    # stop at this hand's showdown (the next hand may be dealt before the last answer arrives)
+    while table_of(w).hand is not None and table_of(w).row.hand_no == number:
         acting = [u for u in to_act(w) if u in players]
         if not acting:
             await asyncio.sleep(0.02)
