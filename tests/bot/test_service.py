@@ -53,8 +53,9 @@ async def make(path: Path | str = ":memory:", **kw: Any) -> tuple[TableService, 
 
 
 async def finish_by_autoplay(svc: TableService, channel: int = CH) -> None:
+    """Autoplay every seat until the hand is over (settled, unless settling failed)."""
     t = svc.table_in_channel(channel)
-    while t.hand is not None:
+    while t.hand is not None and not t.hand.is_over:
         hs = t.hand.to_act()[0]
         async with t.lock:
             t.hand.autoplay(hs)

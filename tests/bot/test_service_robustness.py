@@ -116,7 +116,7 @@ async def test_a_settlement_that_fails_to_write_is_retried(monkeypatch: pytest.M
 
     monkeypatch.setattr(store, "finish_hand", flaky)
     hand_id = t.hand_row.id if t.hand_row else 0
-    await finish_by_autoplay_until_over(svc)
+    await finish_by_autoplay(svc)
     for _ in range(200):
         done = await store.get_hand(hand_id)
         if done is not None and done.status == "done" and t.hand is not None:
@@ -129,15 +129,6 @@ async def test_a_settlement_that_fails_to_write_is_retried(monkeypatch: pytest.M
     assert await store.verify_ledger() == []
     await svc.shutdown()
     await store.close()
-
-
-async def finish_by_autoplay_until_over(svc: TableService) -> None:
-    t = svc.table_in_channel(CH)
-    while t.hand is not None and not t.hand.is_over:
-        hs = t.hand.to_act()[0]
-        async with t.lock:
-            t.hand.autoplay(hs)
-            await svc._after_action(t)
 
 
 async def test_settlement_writes_the_next_button_and_fantasyland_with_the_units() -> None:
@@ -260,7 +251,7 @@ async def test_a_hand_over_but_not_settled_is_settled_after_a_restart(
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(store, "finish_hand", down)
-    await finish_by_autoplay_until_over(svc)
+    await finish_by_autoplay(svc)
     final_log = [a.to_json() for a in t.hand.log] if t.hand else []
     await svc.shutdown()
     await store.close()
