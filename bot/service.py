@@ -116,6 +116,9 @@ class SafeNotifier:
 SETTLE_RETRY = 5.0
 """Seconds before a settlement that failed to write (a database error) is tried again."""
 
+SETTLE_ATTEMPTS = 5
+"""Attempts before a hand that cannot be settled is voided (no units move)."""
+
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
 sends go on in the background, so a rate-limited channel never costs the 3-second answer."""
@@ -168,6 +171,7 @@ class TableState:
     """Between hands with too few players: the next join / sit-in / start deals."""
     hand_practice: bool = False
     """Whether the hand being played was dealt as practice (decided at the deal)."""
+    settle_failures: int = 0
 
     @property
     def id(self) -> int:
@@ -209,7 +213,16 @@ class TableState:
         the one in fantasyland): it stays for that hand even if it asked to leave."""
         pending = self.fantasyland_pending
         owed_by = {int(x) for x in self.row.extra.get("fantasyland_owed_by", [])}
-        return bool(pending) and seat_no in owed_by and seat_no not in pending
+        if seat_no not in owed_by or seat_no in pending:
+            return False
+        # only while someone can actually play that fantasyland hand
+        for no in pending:
+            seat = self.seat_by_no(no)
+            if seat is not None and not seat.sitting_out and not seat.leaving and (
+                seat.is_bot or seat.stack > 0 or self.row.stake == 0
+            ):
+                return True
+        return False
 
     def name_of(self, hand_seat: int) -> str:
         seat = self.seat_by_no(self.hand_seats[hand_seat])
@@ -305,18 +318,22 @@ class TableService:
                 self._load_hand(t, hand_row)
             resumed.append(t)
         for t in resumed:
-            async with t.lock:
-                if t.hand is not None and t.hand.is_over:  # stopped before it was settled
-                    await self._showdown(t)
-                elif t.hand is not None:
-                    self._arm(t)
-                    self._schedule_bots(t)
-                elif t.row.status == "closing":
-                    await self._close_now(t)
-                    continue
-                elif t.row.hand_no > 0:
-                    t.waiting = True
-                    self._spawn(t, self._next_hand_later(t, 0.0))
+            try:
+                async with t.lock:
+                    if t.hand is not None and t.hand.is_over:  # stopped before it was settled
+                        await self._showdown(t)
+                    elif t.hand is not None:
+                        self._arm(t)
+                        self._schedule_bots(t)
+                    elif t.row.status == "closing":
+                        await self._close_now(t)
+                        continue
+                    elif t.row.hand_no > 0:
+                        t.waiting = True
+                        self._spawn(t, self._next_hand_later(t, 0.0))
+            except Exception:  # one broken table must not keep the others down
+                log.exception("recovering table %s failed", t.id)
+                continue
             if t.row.status != "closed":
                 await self.notifier.notice(t, "The bot restarted: play resumes where it was.")
                 await self.notifier.table_changed(t)
@@ -580,24 +597,33 @@ class TableService:
     async def _unseat(self, t: TableState, seat_no: int) -> int:
         """Cash a seat out (lock held; the seat is not in the hand being played).  A pending
         fantasyland of that seat is forfeited: it never passes to whoever sits there next."""
-        amount = await self.store.unseat_player(t.id, seat_no, self.clock(), force=True)
         pending = t.fantasyland_pending
+        extra = None
         if seat_no in pending:
             del pending[seat_no]
             extra = {**t.row.extra, "fantasyland": {str(k): v for k, v in pending.items()}}
             if not pending:
                 extra["fantasyland_owed_by"] = []
-            await self.store.update_table(t.id, extra=extra, now=self.clock())
-        await self._refresh(t)
-        return amount
+        try:
+            return await self.store.unseat_player(
+                t.id, seat_no, self.clock(), force=True, table_extra=extra
+            )
+        finally:
+            await self._refresh(t)
 
     async def _release_leavers(self, t: TableState) -> None:
         """Between hands: seats that asked to leave go now, unless they still owe a
         fantasyland hand (lock held)."""
-        for seat in list(t.seats):
-            current = t.seat_by_no(seat.seat_no)
-            if current is not None and current.leaving and not t.owes_fantasyland(seat.seat_no):
-                await self._unseat(t, seat.seat_no)
+        released = True
+        while released:  # a leaver's forfeited fantasyland can release the others
+            released = False
+            for seat in list(t.seats):
+                current = t.seat_by_no(seat.seat_no)
+                if current is not None and current.leaving and not t.owes_fantasyland(
+                    seat.seat_no
+                ):
+                    await self._unseat(t, seat.seat_no)
+                    released = True
         await self._refresh(t)
 
     async def _maybe_close_empty(self, t: TableState) -> None:
@@ -775,7 +801,11 @@ class TableService:
         assert t.hand is not None
         if t.hand.is_over:
             t.deadlines = {}
-            await self._save(t)  # the last action is kept even if settling has to wait
+            try:  # the last action is kept even if settling has to wait
+                await self._save(t)
+            except Exception:  # the settlement writes the final state anyway
+                log.exception("saving the final state of hand %s failed", t.hand_row and
+                              t.hand_row.id)
             await self._showdown(t)
             return
         self._set_deadlines(t)
@@ -997,7 +1027,7 @@ class TableService:
             assert t.hand is not None
             req = self._requirement_or_error(t, hs)
             fantasy = bool(t.hand.fantasyland[hs])
-            if not (t.practice or fantasy):
+            if not (t.hand_practice or fantasy):
                 raise ServiceError(
                     "Suggestions are for practice tables and fantasyland hands only: "
                     "at a real-stakes table they would be cheating."
@@ -1123,7 +1153,27 @@ class TableService:
 
     # ------------------------------------------------------------------ showdown
     async def _showdown(self, t: TableState) -> None:
-        """Settle the finished hand in one store transaction (lock held)."""
+        """Settle the finished hand (lock held).  If that fails nothing was written and the
+        hand stays over in memory and in the store (a restart settles it too): it is tried
+        again shortly, a few times, then voided."""
+        assert t.hand_row is not None
+        hand_id = t.hand_row.id
+        try:
+            await self._settle(t)
+        except Exception:
+            t.settle_failures += 1
+            if t.settle_failures < SETTLE_ATTEMPTS:
+                log.exception("settling hand %s failed; retrying", hand_id)
+                self._spawn(t, self._retry_showdown(t, hand_id))
+            else:
+                log.exception("settling hand %s failed %d times; voiding it", hand_id,
+                              t.settle_failures)
+                await self._void_hand(t)
+            return
+        t.settle_failures = 0
+
+    async def _settle(self, t: TableState) -> None:
+        """Units, results, the next button and the fantasyland owed: one store transaction."""
         hand = t.hand
         assert hand is not None and hand.settlement is not None and t.hand_row is not None
         s = hand.settlement
@@ -1160,19 +1210,13 @@ class TableService:
             button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
         extra = {**t.row.extra, "fantasyland": fl_next,
                  "fantasyland_owed_by": list(t.hand_seats) if fl_next else []}
-        try:  # units, results, the next button and the fantasyland owed: one transaction
+        try:
             await self.store.finish_hand(
                 t.hand_row.id, final, results, movements, self.clock(),
                 log_json=[a.to_json() for a in hand.log], button=button_seat, table_extra=extra,
             )
         except AlreadyApplied:
             log.info("hand %s was already settled", t.hand_row.id)
-        except Exception:
-            # nothing was written; the hand stays over in memory and in the store (a restart
-            # settles it too): try again shortly
-            log.exception("settling hand %s failed; retrying", t.hand_row.id)
-            self._spawn(t, self._retry_showdown(t, t.hand_row.id))
-            return
         result = ShowdownResult(
             hand_no=t.row.hand_no, names=hand.names,
             user_ids=tuple(seat.user_id if seat else 0 for seat in seats), settlement=s,
@@ -1189,6 +1233,30 @@ class TableService:
         t.timer = None
         await self._refresh(t)
         self._spawn(t, self._after_showdown(t, result))
+
+    async def _void_hand(self, t: TableState) -> None:
+        """A hand that cannot be settled is voided: no units move, play goes on (lock held)."""
+        assert t.hand_row is not None
+        number = t.hand_row.number
+        try:
+            await self.store.abort_hand(t.hand_row.id, self.clock())
+        except Exception:
+            log.exception("voiding hand %s failed", t.hand_row.id)
+            return
+        t.hand = None
+        t.hand_row = None
+        t.deadlines = {}
+        t.drafts = {}
+        t.settle_failures = 0
+        await self._refresh(t)
+        self._spawn(t, self._notify_void(t, number))
+
+    async def _notify_void(self, t: TableState, number: int) -> None:
+        await self.notifier.notice(
+            t, f"Hand #{number} could not be settled and was voided: no units moved. "
+            "Sorry! The next hand follows."
+        )
+        await self._next_hand_later(t, self.next_hand_delay)
 
     async def _retry_showdown(self, t: TableState, hand_id: int) -> None:
         await asyncio.sleep(SETTLE_RETRY)

@@ -79,9 +79,10 @@ class Rules:
             value = getattr(self, name)
             if not isinstance(value, int) or not 5 <= value <= 3600:
                 raise RulesError(f"{name} must be between 5 and 3600 seconds, got {value}")
-        if self.progressive_stay and self.variant == "ofc":
+        if self.progressive_stay and (self.variant == "ofc" or not self.progressive):
             raise RulesError(
-                "The progressive stay table is a pineapple option: classic ofc stays with 13 cards"
+                "The progressive stay table is an option of progressive pineapple: classic ofc "
+                "stays with 13 cards, plain pineapple with 14"
             )
         if self.shoot_the_moon_points < 0 or self.chinese_surrender < 0:
             raise RulesError("Bonus and surrender values cannot be negative")

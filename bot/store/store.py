@@ -761,13 +761,16 @@ class Store:
             return updated
 
     async def unseat_player(
-        self, table_id: int, seat_no: int, now: float | None = None, *, force: bool = False
+        self, table_id: int, seat_no: int, now: float | None = None, *, force: bool = False,
+        table_extra: Mapping[str, Any] | None = None,
     ) -> int:
         """Cash out the seat's stack to the wallet (ledger 'cashout', one transaction) and
         mark the seat left; returns the amount.  While a hand is playing at the table a
         human cannot leave (HandInProgress: set ``leaving`` instead) unless ``force`` - then
-        the caller must keep that player out of the hand's movements."""
+        the caller must keep that player out of the hand's movements.  ``table_extra``
+        replaces the table's extra in the same transaction (e.g. a forfeited fantasyland)."""
         table_id, seat_no = _id(table_id, "table_id"), _id(seat_no, "seat_no")
+        extra = None if table_extra is None else _dumps(dict(table_extra))
         when = _now(now)
         async with self._write():
             seat = await self._active_seat(table_id, seat_no)
@@ -782,7 +785,24 @@ class Store:
                     raise HandInProgress(
                         f"Hand #{playing} is in progress; you will leave when it ends."
                     )
-            return await self._unseat(seat, when)
+            amount = await self._unseat(seat, when)
+            if extra is not None:
+                await self._db.execute(
+                    "UPDATE tables SET extra = ?, updated_at = ? WHERE id = ?",
+                    (extra, when, table_id),
+                )
+            return amount
+
+    async def abort_hand(self, hand_id: int, now: float | None = None) -> None:
+        """Void a hand still playing: status 'aborted', no units move."""
+        hand_id = _id(hand_id, "hand_id")
+        when = _now(now)
+        async with self._write():
+            await self._db.execute(
+                "UPDATE hands SET status = 'aborted', finished_at = ?, updated_at = ?,"
+                " deadline = NULL WHERE id = ? AND status = 'playing'",
+                (when, when, hand_id),
+            )
 
     async def _unseat(self, seat: SeatRow, now: float) -> int:
         amount = 0 if seat.is_bot else await self._stack(seat.table_id, seat.user_id)

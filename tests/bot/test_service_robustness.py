@@ -264,3 +264,62 @@ async def test_a_hand_over_but_not_settled_is_settled_after_a_restart(
     assert await store2.verify_ledger() == []
     await svc2.shutdown()
     await store2.close()
+
+
+async def test_nobody_owes_a_fantasyland_its_player_cannot_play() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r11")
+    await _seated_pair(svc, "pineapple")
+    t = await _owed(svc, store, {"0": 14})
+    await svc.sit_out(CH, ALICE, True)  # e.g. she timed out on her last street
+    assert "You left the table" in await svc.leave(CH, BOB)
+    assert t.seat_of_user(BOB) is None
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_leavers_are_released_whatever_their_seat_order() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r12")
+    await _seated_pair(svc, "pineapple")
+    t = await _owed(svc, store, {"1": 14})  # bob (seat 1) earned it; alice (seat 0) owes it
+    for seat_no in (0, 1):  # both asked to leave during that hand
+        await store.update_seat(t.id, seat_no, leaving=True)
+    await svc._refresh(t)
+    await svc._next_hand_later(t, 0.0)
+    assert t.seats == []  # bob's leaving forfeits his fantasyland, so alice goes too
+    assert await store.balance(G, ALICE) == await store.balance(G, BOB)  # both cashed out
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_hand_that_can_never_be_settled_is_voided_and_play_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(service_module, "SETTLE_RETRY", 0.01)
+    svc, rec, store = await make(seed_factory=lambda: "r13")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    first = t.hand_row.id if t.hand_row else 0
+    real = store.finish_hand
+    calls = 0
+
+    async def refuses(*args: Any, **kw: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        raise ValueError("movements sum to 1, not 0")
+
+    monkeypatch.setattr(store, "finish_hand", refuses)
+    await finish_by_autoplay(svc)
+    for _ in range(300):
+        if t.hand is not None and t.row.hand_no == 2:
+            break
+        await asyncio.sleep(0.01)
+    assert calls == service_module.SETTLE_ATTEMPTS
+    voided = await store.get_hand(first)
+    assert voided is not None and voided.status == "aborted"
+    assert any(kind == "notice" and "voided" in text for kind, text in rec.events)
+    assert t.hand is not None and t.row.hand_no == 2  # the next hand was dealt
+    monkeypatch.setattr(store, "finish_hand", real)
+    assert await store.verify_ledger() == []
+    await svc.shutdown()
+    await store.close()

@@ -154,9 +154,11 @@ def test_rules_defaults_and_validation() -> None:
         Rules(naturals=(("royal", 5),))
     with pytest.raises(RulesError, match="timer"):
         Rules(timer=1)
-    # the progressive stay table is Pokermagnet's pineapple option: ofc stays with 13 cards
-    with pytest.raises(RulesError, match="pineapple option"):
+    # the progressive stay table is an option of progressive pineapple
+    with pytest.raises(RulesError, match="progressive pineapple"):
         Rules(variant="ofc", progressive_stay=True)
+    with pytest.raises(RulesError, match="progressive pineapple"):
+        Rules(variant="pineapple", progressive=False, progressive_stay=True)
 
 
 def test_changing_the_variant_brings_its_default_scoring() -> None:
