@@ -716,23 +716,30 @@ class TableService:
         deck = self.deck_factory(t) if self.deck_factory else None
         hand = Hand(rules, [s.name for s in ready], button, fl, seed, deck=deck)
         number = t.row.hand_no + 1
-        t.hand = hand
+        t.hand = hand  # staged to build the stored state; shown only once it is stored
         t.hand_seats = seat_nos
         t.hand_practice = t.practice
         t.drafts = {}
         t.deadlines = {}
         self._set_deadlines(t)
-        hand_row = await self.store.create_hand(
-            t.id, number, seed, rules.to_json(), self._state_json(t), self.clock(),
-            self._next_deadline(t),
-        )
+        state = self._state_json(t)
+        t.hand = None
+        try:
+            hand_row = await self.store.create_hand(
+                t.id, number, seed, rules.to_json(), state, self.clock(),
+                self._next_deadline(t),
+            )
+            await self.store.update_table(
+                t.id, button=seat_nos[button],
+                extra={**t.row.extra, "fantasyland": {}, "fantasyland_owed_by": []},
+                now=self.clock(),
+            )
+            await self._refresh(t)
+        except Exception:
+            t.hand_seats, t.deadlines = [], {}
+            raise
         t.hand_row = hand_row
-        await self.store.update_table(
-            t.id, button=seat_nos[button],
-            extra={**t.row.extra, "fantasyland": {}, "fantasyland_owed_by": []},
-            now=self.clock(),
-        )
-        await self._refresh(t)
+        t.hand = hand
         self._arm(t)
         self._schedule_bots(t)
 
@@ -1290,7 +1297,11 @@ class TableService:
             else:
                 closed = False
                 if len(self._ready_seats(t)) >= 2:
-                    await self._deal(t)
+                    try:
+                        await self._deal(t)
+                    except Exception:  # nothing dealt: the next join / sitin / start tries
+                        log.exception("dealing at table %s failed", t.id)
+                        t.waiting = True
                 else:
                     t.waiting = True
         if closed:
