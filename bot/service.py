@@ -743,26 +743,34 @@ class TableService:
         self._arm(t)
         self._schedule_bots(t)
 
-    async def _announce_new_hand(self, t: TableState) -> None:
-        await self.notifier.table_changed(t)
-        if t.hand is None:
-            return
-        for hs, cards in enumerate(t.hand.fantasyland):
-            seat = t.seat_by_no(t.hand_seats[hs])
-            if cards and seat is not None and not seat.is_bot:
-                await self.notifier.fantasyland_dealt(t, t.hand_seats[hs])
-        await self._announce_turn(t)
+    def _announce_new_hand(self, t: TableState) -> Awaitable[None]:
+        """The messages of a new deal: who they go to is decided now (the sends may run
+        after the table has moved on)."""
+        fantasyland: list[int] = []
+        if t.hand is not None:
+            for hs, cards in enumerate(t.hand.fantasyland):
+                seat = t.seat_by_no(t.hand_seats[hs])
+                if cards and seat is not None and not seat.is_bot:
+                    fantasyland.append(t.hand_seats[hs])
+        return self._send_news(t, fantasyland, self._to_ping(t))
 
-    async def _announce_turn(self, t: TableState) -> None:
+    def _to_ping(self, t: TableState) -> list[int]:
+        """Seat numbers of the humans whose turn it is (not fantasyland sets)."""
         if t.hand is None or t.hand.is_over:
-            return
+            return []
         humans = []
         for hs in t.hand.to_act():
             seat = t.seat_by_no(t.hand_seats[hs])
             if seat is not None and not seat.is_bot and not t.hand.fantasyland[hs]:
                 humans.append(t.hand_seats[hs])
-        if humans:
-            await self.notifier.turn_started(t, humans)
+        return humans
+
+    async def _send_news(self, t: TableState, fantasyland: list[int], ping: list[int]) -> None:
+        await self.notifier.table_changed(t)
+        for seat_no in fantasyland:
+            await self.notifier.fantasyland_dealt(t, seat_no)
+        if ping:
+            await self.notifier.turn_started(t, ping)
 
     def _state_json(self, t: TableState) -> dict[str, Any]:
         assert t.hand is not None
@@ -820,10 +828,11 @@ class TableService:
         self._arm(t)
         self._schedule_bots(t)
 
-    async def _notify_after(self, t: TableState, before_turn: int | None) -> None:
-        await self.notifier.table_changed(t)
-        if t.hand is not None and not t.hand.is_over and t.hand.turn != before_turn:
-            await self._announce_turn(t)
+    def _notify_after(self, t: TableState, before_turn: int | None) -> Awaitable[None]:
+        """The messages after an action (the table edit; a ping when the turn moved), decided
+        now."""
+        moved = t.hand is not None and not t.hand.is_over and t.hand.turn != before_turn
+        return self._send_news(t, [], self._to_ping(t) if moved else [])
 
     # ------------------------------------------------------------------ player actions
     async def place_text(self, channel_id: int, user_id: int, text: str) -> PlaceResult:
