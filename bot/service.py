@@ -208,6 +208,10 @@ class TableState:
         """Seat number -> cards of the fantasyland hand the next deal owes."""
         return {int(k): int(v) for k, v in self.row.extra.get("fantasyland", {}).items()}
 
+    def can_be_dealt(self, seat: SeatRow) -> bool:
+        """Not sitting out, and a bot or someone with chips (or a table without stakes)."""
+        return not seat.sitting_out and (seat.is_bot or seat.stack > 0 or self.row.stake == 0)
+
     def owes_fantasyland(self, seat_no: int) -> bool:
         """Whether this seat played the hand that earned a pending fantasyland (and is not
         the one in fantasyland): it stays for that hand even if it asked to leave."""
@@ -216,13 +220,8 @@ class TableState:
         if seat_no not in owed_by or seat_no in pending:
             return False
         # only while someone can actually play that fantasyland hand
-        for no in pending:
-            seat = self.seat_by_no(no)
-            if seat is not None and not seat.sitting_out and not seat.leaving and (
-                seat.is_bot or seat.stack > 0 or self.row.stake == 0
-            ):
-                return True
-        return False
+        earners = (self.seat_by_no(no) for no in pending)
+        return any(e is not None and not e.leaving and self.can_be_dealt(e) for e in earners)
 
     def name_of(self, hand_seat: int) -> str:
         seat = self.seat_by_no(self.hand_seats[hand_seat])
@@ -688,12 +687,9 @@ class TableService:
     def _ready_seats(self, t: TableState) -> list[SeatRow]:
         """Seats dealt into the next hand.  A player who asked to leave still plays the
         fantasyland hand they helped earn (RULES.md)."""
-        pending = t.fantasyland_pending
         return [
             s for s in t.seats
-            if not s.sitting_out
-            and (not s.leaving or s.seat_no in pending or t.owes_fantasyland(s.seat_no))
-            and (s.is_bot or s.stack > 0 or t.row.stake == 0)
+            if t.can_be_dealt(s) and (not s.leaving or t.owes_fantasyland(s.seat_no))
         ]
 
     async def _deal(self, t: TableState) -> None:
@@ -1175,7 +1171,7 @@ class TableService:
         assert t.hand_row is not None
         hand_id = t.hand_row.id
         try:
-            await self._settle(t)
+            await self._settle(t)  # clears the hand (and its failure count) when done
         except Exception:
             t.settle_failures += 1
             if t.settle_failures < SETTLE_ATTEMPTS:
@@ -1185,8 +1181,6 @@ class TableService:
                 log.exception("settling hand %s failed %d times; voiding it", hand_id,
                               t.settle_failures)
                 await self._void_hand(t)
-            return
-        t.settle_failures = 0
 
     async def _settle(self, t: TableState) -> None:
         """Units, results, the next button and the fantasyland owed: one store transaction."""
@@ -1240,15 +1234,20 @@ class TableService:
             practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
         )
         t.last_result = result
+        await self._clear_hand(t)
+        self._spawn(t, self._after_showdown(t, result))
+
+    async def _clear_hand(self, t: TableState) -> None:
+        """The hand is settled or voided: forget it in memory (lock held)."""
         t.hand = None
         t.hand_row = None
         t.deadlines = {}
         t.drafts = {}
+        t.settle_failures = 0
         if t.timer is not None and t.timer is not asyncio.current_task():
             t.timer.cancel()
         t.timer = None
         await self._refresh(t)
-        self._spawn(t, self._after_showdown(t, result))
 
     async def _void_hand(self, t: TableState) -> None:
         """A hand that cannot be settled is voided: no units move, play goes on (lock held)."""
@@ -1259,12 +1258,7 @@ class TableService:
         except Exception:
             log.exception("voiding hand %s failed", t.hand_row.id)
             return
-        t.hand = None
-        t.hand_row = None
-        t.deadlines = {}
-        t.drafts = {}
-        t.settle_failures = 0
-        await self._refresh(t)
+        await self._clear_hand(t)
         self._spawn(t, self._notify_void(t, number))
 
     async def _notify_void(self, t: TableState, number: int) -> None:

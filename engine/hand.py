@@ -131,12 +131,8 @@ class Hand:
             if cards and rules.variant == "pineapple" and (
                 cards < 14 or (cards > 14 and not rules.progressive)
             ):
-                raise ValueError(
-                    "Pineapple deals 14 fantasyland cards"
-                    + (" (15 to 17 with progressive fantasyland)" if not rules.progressive else
-                       " to 17")
-                    + f", not {cards}"
-                )
+                allowed = "14 to 17" if rules.progressive else "14"
+                raise ValueError(f"This pineapple deals {allowed} fantasyland cards, not {cards}")
         self.fantasyland: tuple[int, ...] = tuple(fl)
         self.seed = str(seed) if seed is not None else secrets.token_hex(16)
         self.stacked = deck is not None

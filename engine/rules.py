@@ -24,6 +24,10 @@ class RulesError(ValueError):
     """An invalid combination of table options."""
 
 
+def _default_scoring(variant: str) -> str:
+    return "2-4" if variant == "chinese" else "1-6"
+
+
 @dataclass(frozen=True)
 class Rules:
     """Every option of RULES.md with its default.  ``Rules(variant="pineapple")``."""
@@ -60,7 +64,7 @@ class Rules:
                 f"Unknown variant '{self.variant}': choose one of {', '.join(VARIANTS)}"
             )
         if self.scoring is None:
-            object.__setattr__(self, "scoring", "2-4" if self.variant == "chinese" else "1-6")
+            object.__setattr__(self, "scoring", _default_scoring(self.variant))
         if self.scoring not in SCORINGS:
             raise RulesError(
                 f"Unknown scoring method '{self.scoring}': choose one of {', '.join(SCORINGS)}"
@@ -132,10 +136,10 @@ class Rules:
         """These rules with some options changed; a new variant brings its own default
         scoring unless a scoring is given or this one was not the old variant's default."""
         variant = changes.get("variant", self.variant)
-        if variant != self.variant and "scoring" not in changes:
-            old_default = "2-4" if self.variant == "chinese" else "1-6"
-            if self.scoring == old_default:
-                changes["scoring"] = None
+        if variant != self.variant and "scoring" not in changes and (
+            self.scoring == _default_scoring(self.variant)
+        ):
+            changes["scoring"] = None
         return replace(self, **changes)
 
     # -- persistence -----------------------------------------------------------------------
