@@ -721,14 +721,11 @@ class TableService:
         state = self._state_json(t)
         t.hand = None
         try:
+            # the hand, the button and the spent fantasyland in one transaction
             hand_row = await self.store.create_hand(
                 t.id, number, seed, rules.to_json(), state, self.clock(),
-                self._next_deadline(t),
-            )
-            await self.store.update_table(
-                t.id, button=seat_nos[button],
-                extra={**t.row.extra, "fantasyland": {}, "fantasyland_owed_by": []},
-                now=self.clock(),
+                self._next_deadline(t), button=seat_nos[button],
+                table_extra={**t.row.extra, "fantasyland": {}, "fantasyland_owed_by": []},
             )
             await self._refresh(t)
         except Exception:

@@ -826,11 +826,16 @@ class Store:
     async def create_hand(
         self, table_id: int, number: int, seed: str, rules_json: Mapping[str, Any],
         state_json: Mapping[str, Any], now: float | None = None, deadline: float | None = None,
+        *, button: int | None = None, table_extra: Mapping[str, Any] | None = None,
     ) -> HandRow:
-        """Start hand ``number`` at the table (also sets ``tables.hand_no``).
-        HandInProgress if a hand is still playing there; StoreError if the number is used."""
+        """Start hand ``number`` at the table (also sets ``tables.hand_no`` and, if given, the
+        table's ``button`` and ``extra``, in the same transaction).
+        HandInProgress if a hand is still playing there; StoreError if the number is used
+        (nothing written)."""
         table_id, number = _id(table_id, "table_id"), _id(number, "number")
         rules, state = _dumps(dict(rules_json)), _dumps(dict(state_json))
+        next_button = None if button is None else _id(button, "button")
+        extra = None if table_extra is None else _dumps(dict(table_extra))
         when = _now(now)
         async with self._write():
             table = await self._table(table_id)
@@ -853,8 +858,9 @@ class Store:
             except sqlite3.IntegrityError as exc:
                 raise StoreError(f"Hand #{number} already exists at this table.") from exc
             await self._db.execute(
-                "UPDATE tables SET hand_no = MAX(hand_no, ?), updated_at = ? WHERE id = ?",
-                (number, when, table_id),
+                "UPDATE tables SET hand_no = MAX(hand_no, ?), button = COALESCE(?, button),"
+                " extra = COALESCE(?, extra), updated_at = ? WHERE id = ?",
+                (number, next_button, extra, when, table_id),
             )
             hand = await self._hand(hand_id)
             assert hand is not None

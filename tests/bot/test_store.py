@@ -371,6 +371,30 @@ async def test_hand_state_is_saved(store: Store) -> None:
         await store.create_hand(table_id, 1, "abc", RULES, {}, 24.0)
 
 
+async def test_new_hand_sets_button_and_extra_in_one_transaction(store: Store) -> None:
+    table_id = await two_seated(store)
+    await store.update_table(table_id, extra={"fantasyland": {"0": 14}, "keep": 1}, now=19.0)
+    hand = await store.create_hand(table_id, 1, "s", RULES, {}, 20.0, button=1,
+                                   table_extra={"fantasyland": {}, "keep": 1})
+    table = await store.get_table(table_id)
+    assert table is not None
+    assert (table.hand_no, table.button, table.extra) == (1, 1, {"fantasyland": {}, "keep": 1})
+    await store.finish_hand(hand.id, {}, [res(ALICE, 0, 0, 0), res(BOB, 1, 0, 0)], {}, 21.0,
+                            table_extra={"fantasyland": {"1": 15}})
+    # a refused deal (the number is used) changes neither the button nor the fantasyland owed
+    with pytest.raises(StoreError, match="already exists"):
+        await store.create_hand(table_id, 1, "s", RULES, {}, 22.0, button=0,
+                                table_extra={"fantasyland": {}})
+    table = await store.get_table(table_id)
+    assert table is not None
+    assert (table.button, table.extra) == (1, {"fantasyland": {"1": 15}})
+    # without them, the deal leaves both alone
+    await store.create_hand(table_id, 2, "s", RULES, {}, 23.0)
+    table = await store.get_table(table_id)
+    assert table is not None
+    assert (table.hand_no, table.button, table.extra) == (2, 1, {"fantasyland": {"1": 15}})
+
+
 async def test_finish_hand_moves_units_once(store: Store) -> None:
     table_id = await two_seated(store)
     hand = await store.create_hand(table_id, 1, "seed", RULES, {}, 20.0)
