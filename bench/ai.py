@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     for item in filter(None, args.config.split(",")):
         key, text = item.split("=")
         old = getattr(DEFAULT_CONFIG, key)
-        config = replace(config, **{key: type(old)(text)})
+        value = text.lower() in ("1", "true", "yes") if isinstance(old, bool) else type(old)(text)
+        config = replace(config, **{key: value})
     levels = args.level or (["easy"] if args.quick else ["normal", "strong"])
     variants = args.variant or ["pineapple", "ofc"]
     matches = args.match or ["random", "greedy", "self"]

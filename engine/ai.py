@@ -21,6 +21,15 @@ distributions.  A row's worth is its royalty, its expected row points against a 
 row (quantile tables measured in self-play) and, for the top, the fantasyland value.  The street
 that completes the board is chosen exactly.
 
+*Learned value.*  Random fills misjudge what a player who routes cards can make (fouls are far
+rarer, fantasyland draws and the bottom row worth more), so for the rules it was fitted on the
+policy uses a learned value instead of ``Q``: per stage (free slots left), a linear function of
+``Q``, its parts (each row's worth, the foul chances) and a few row features (a lone Q/K/A on
+top, flush draws, made hands; ``BOARD_FEATURES``, ``ROW_FEATURES``), fitted by
+``python -m bench.fit_value`` on the Monte Carlo values of *every* examined candidate move (not
+only the chosen one: no selection bias), in rounds of policy improvement.  Weights in
+``engine.ai_values``; ``AIConfig(learned=False)`` turns it off.
+
 *Exact finish.*  A finished board is scored against every opponent: its royalties, fantasyland,
 and the row points and scoop against what is visible of that opponent (a complete row exactly, a
 partial row as "at least its made hand" through the quantile tables), weighed by the chance that
@@ -45,9 +54,10 @@ import threading
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from .ai_values import VALUE_WEIGHTS
 from .autoplay import Move, greedy_set, street_moves
 from .board import (
     ROWS,
@@ -120,16 +130,28 @@ class AIConfig:
     """Random fills per abstract row (the rollout policy's row distributions)."""
     equity_weight: float = 1.0
     """Static value: weight of a row's expected points against a typical row."""
-    foul_extra: float = 3.0
+    foul_extra: float = 10.0
     """Risk aversion: points a foul costs beyond the rows and scoop, per opponent that may not
     foul (it stands for what a foul also loses: fantasyland chances, the royalties the rows
-    were worth)."""
+    were worth).  With the learned value the rollouts chase fantasyland and royalties much
+    harder, so pineapple needs more: at 100 simulations, self-play fouls 14.0% with 3, 13.2%
+    with 5, 11.8% with 7, 9.2% with 10 (400 boards each, ``python -m bench.ai --level normal
+    --variant pineapple --match self --hands 100 --sims 100 --config foul_extra=10``); against
+    random in sessions of 8 (30 paired deals) 10 costs -0.44 +- 0.36 points/hand against 3."""
     ofc_foul_extra: float = 5.0
     """``foul_extra`` in classic ofc (every card must be placed, so a foul is harder to avoid
     late).  Against the default AI with 3 (400 paired deals, 100 simulations): 4 -0.07 +- 0.05,
     5 -0.10 +- 0.08 points/hand (not significant); against random +0.01 +- 0.06; self-play
     fouls 10.1% -> 8.0% (``python -m bench.ai --level normal --variant ofc --match self
     --hands 200 --sims 100``, 800 boards)."""
+
+    learned: bool = True
+    """Rollouts and the ranking of candidates use the learned board value (``engine.ai_values``,
+    fitted by ``python -m bench.fit_value``) where the rules are the ones it was fitted on (the
+    variant's defaults; timers aside); else, and with ``False``, the static value ``Q``."""
+    value_weights: tuple[tuple[int, tuple[float, ...]], ...] | None = None
+    """Learned-value weights per stage (free slots) to use instead of the built-in ones (the
+    fitting script passes each iteration's weights this way)."""
 
     def fantasyland_value(self, cards: int) -> float:
         if cards <= 0:
@@ -259,14 +281,56 @@ _MEMO_CAP = 400_000
 
 
 class _Row:
-    __slots__ = ("id", "dist", "mean", "lb", "size")
+    __slots__ = ("id", "dist", "mean", "lb", "size", "free", "feats")
 
-    def __init__(self, ident: int, dist: tuple[int, ...], mean: float, lb: int, size: int) -> None:
+    def __init__(
+        self, ident: int, dist: tuple[int, ...], mean: float, lb: int, size: int, free: int,
+        feats: tuple[float, ...],
+    ) -> None:
         self.id = ident
         self.dist = dist
         self.mean = mean
         self.lb = lb
         self.size = size
+        self.free = free
+        self.feats = feats
+
+
+def _row_features(r: int, counts: Sequence[int], flush: bool, lb: int) -> tuple[float, ...]:
+    """What the learned value knows of one row beyond its random-fill worth (six numbers; the
+    order is ``ROW_FEATURES``)."""
+    n = sum(counts)
+    free = _FULL[r] - n
+    category = lb >> CATEGORY_SHIFT
+    if r == 0:
+        single = max((k for k in range(13) if counts[k] == 1), default=-1)
+        pair = max((k for k in range(13) if counts[k] >= 2), default=-1)
+        open_ = free > 0 and pair < 0
+        return (
+            float(open_ and single == 10), float(open_ and single == 11),
+            float(open_ and single == 12), float(pair >= 10), float(free),
+            float(category >= PAIR),
+        )
+    return (
+        float(free), float(n) if flush and free > 0 else 0.0, float(category == PAIR),
+        float(category == TWO_PAIR), float(category >= TRIPS), float(free == 0),
+    )
+
+
+ROW_FEATURES = (
+    ("top: a lone Q, free slots", "top: a lone K", "top: a lone A", "top: QQ or better",
+     "top: free slots", "top: a pair made"),
+    ("free slots", "flush draw: its cards", "pair made", "two pair made", "trips or better made",
+     "complete"),
+)
+"""Names of ``_row_features`` (top; middle and bottom)."""
+
+BOARD_FEATURES = (
+    "constant", "static value Q", "(1-p) top worth", "(1-p) middle worth", "(1-p) bottom worth",
+    "p (foul chance)", "p squared", "p top over middle", "p middle over bottom",
+    "top worth", "middle worth", "bottom worth",
+)
+"""The board-level features of the learned value, before the three rows' ``_row_features``."""
 
 
 class _Model:
@@ -287,6 +351,8 @@ class _Model:
         self._roy = (top_royalty, middle_royalty, bottom_royalty)
         self._roy_memo: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
         self._lock = threading.Lock()
+        self.learned = _learned_weights(rules, config)
+        self._parts: dict[int, dict[int, tuple[float, float]]] = {}
 
     # -- per value -----------------------------------------------------------------------------
     def royalty(self, row: int, v: int) -> int:
@@ -341,7 +407,8 @@ class _Model:
                 dist = _distribution(size, rank_key, key[3], self.config.row_samples)
                 lb = _made_value(counts)
             mean = sum(self.worth(r, x) for x in dist) / len(dist)
-            info = _Row(len(self._abstract) + 1, dist, mean, lb, size)
+            info = _Row(len(self._abstract) + 1, dist, mean, lb, size, size - n,
+                        _row_features(r, counts, key[3], lb))
             self._abstract[key] = info
         if len(memo) >= _MEMO_CAP:
             memo.clear()
@@ -391,21 +458,74 @@ class _Model:
         )
 
     def qi(self, a: _Row, b: _Row, c: _Row) -> float:
-        """The static value of a board from its three rows' states."""
-        p = self.ptm.get(a.id << 24 | b.id)
-        if p is None:
-            p = self.p_top_over_middle(a, b)
+        """The rollout policy's value of a board from its three rows' states: the learned
+        value where there is one for this stage, else the static value ``Q``."""
+        p1 = self.ptm.get(a.id << 24 | b.id)
+        if p1 is None:
+            p1 = self.p_top_over_middle(a, b)
         p2 = self.pmb.get(b.id << 24 | c.id)
         if p2 is None:
             p2 = self.p_middle_over_bottom(b, c)
-        p += p2
+        p = p1 + p2
         if p > 1.0:
             p = 1.0
+        learned = self.learned
+        if learned is not None:
+            stage = a.free + b.free + c.free
+            w = learned.get(stage)
+            if w is not None:
+                part = self._parts.get(stage)
+                if part is None:
+                    part = self._parts[stage] = {}
+                ga = part.get(a.id) or self._part(part, 0, a, w)
+                gb = part.get(b.id) or self._part(part, 1, b, w)
+                gc = part.get(c.id) or self._part(part, 2, c, w)
+                return (w[0] + ga[0] + gb[0] + gc[0] + (1.0 - p) * (ga[1] + gb[1] + gc[1])
+                        + p * (w[5] - w[1] * self.loss) + w[6] * p * p + w[7] * p1 + w[8] * p2)
         return (1.0 - p) * (a.mean + b.mean + c.mean) - p * self.loss
+
+    def _part(
+        self, part: dict[int, tuple[float, float]], r: int, row: _Row, w: Sequence[float]
+    ) -> tuple[float, float]:
+        """One row's share of the learned value at a stage: (its own terms, its (1-p) terms)."""
+        k = 12 + 6 * r
+        own = w[9 + r] * row.mean + sum(x * y for x, y in zip(w[k:k + 6], row.feats, strict=True))
+        out = (own, (w[1] + w[2 + r]) * row.mean)
+        if len(part) >= _MEMO_CAP:
+            part.clear()
+        part[row.id] = out
+        return out
+
+    def features(self, s0: int, s1: int, s2: int) -> tuple[int, list[float]]:
+        """(stage, features) of a partial board for fitting the learned value: the stage is
+        its free slots; the features are ``BOARD_FEATURES`` and each row's ``_row_features``
+        (the learned value is their dot product with the stage's weights)."""
+        a, b, c = self.row(0, s0), self.row(1, s1), self.row(2, s2)
+        p1 = self.p_top_over_middle(a, b)
+        p2 = self.p_middle_over_bottom(b, c)
+        p = min(1.0, p1 + p2)
+        q = (1.0 - p) * (a.mean + b.mean + c.mean) - p * self.loss
+        x = [1.0, q, (1.0 - p) * a.mean, (1.0 - p) * b.mean, (1.0 - p) * c.mean, p, p * p, p1,
+             p2, a.mean, b.mean, c.mean, *a.feats, *b.feats, *c.feats]
+        return a.free + b.free + c.free, x
 
     def p_foul(self, s0: int, s1: int, s2: int) -> float:
         a, b, c = self.row(0, s0), self.row(1, s1), self.row(2, s2)
         return min(1.0, self.p_top_over_middle(a, b) + self.p_middle_over_bottom(b, c))
+
+
+def _learned_weights(rules: Rules, config: AIConfig) -> dict[int, tuple[float, ...]] | None:
+    """The learned value's weights per stage for these rules, or None (use ``Q``)."""
+    if not config.learned:
+        return None
+    if config.value_weights is not None:
+        return dict(config.value_weights)
+    fitted = Rules(variant=rules.variant)
+    plain = replace(rules, timer=fitted.timer, set_timer=fitted.set_timer,
+                    button_stays_for_fantasyland=fitted.button_stays_for_fantasyland)
+    if plain != fitted or rules.variant not in VALUE_WEIGHTS:
+        return None
+    return VALUE_WEIGHTS[rules.variant]
 
 
 _MODELS: dict[tuple[Rules, AIConfig], _Model] = {}

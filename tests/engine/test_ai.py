@@ -363,3 +363,46 @@ def test_timeout_fallback_scores_fouls_by_the_rules_strict_top() -> None:
     equal = Board.parse("Kh Kd 5c / Ks Kc 5d 3h 2s / Ah Ad As 7c 8d")  # equal on KK5
     assert board_score(equal, Rules()) > 0
     assert board_score(equal, Rules(strict_top=True)) == -FOUL_PENALTY
+
+
+# -- the learned board value ------------------------------------------------------------------
+
+
+def test_learned_value_is_the_fitted_dot_product_and_only_for_the_fitted_rules() -> None:
+    from dataclasses import replace
+
+    from engine.ai import BOARD_FEATURES, DEFAULT_CONFIG, ROW_FEATURES, AIConfig, _model
+
+    n = len(BOARD_FEATURES) + 3 * len(ROW_FEATURES[0])
+    rng = random.Random(5)
+    weights = {stage: tuple(rng.uniform(-2, 2) for _ in range(n)) for stage in (4, 6, 8)}
+    config = replace(DEFAULT_CONFIG, value_weights=tuple(sorted(weights.items())))
+    rules = Rules(variant="pineapple")
+    learned, plain = _model(rules, config), _model(rules, replace(config, learned=False))
+    deck = list(DECK)
+    checked = 0
+    for _ in range(300):
+        rng.shuffle(deck)
+        sizes = [rng.randint(0, 3), rng.randint(0, 5), rng.randint(0, 5)]
+        cards = iter(deck)
+        s = [sum(next(cards) for _ in range(k)) for k in sizes]
+        stage, x = learned.features(*s)
+        assert stage == 13 - sum(sizes) and len(x) == n
+        q = plain.q(*s)
+        assert x[1] == pytest.approx(q)  # feature 1 is the static value itself
+        if stage in weights:
+            assert learned.q(*s) == pytest.approx(sum(w * v for w, v in zip(weights[stage], x, strict=True)))
+            checked += 1
+        else:
+            assert learned.q(*s) == pytest.approx(q)
+    assert checked > 20
+    # built-in weights only for the rules they were fitted on (timers aside), never when off
+    from engine.ai_values import VALUE_WEIGHTS
+
+    for variant in VALUE_WEIGHTS:
+        base = Rules(variant=variant)
+        assert _model(base, DEFAULT_CONFIG).learned is VALUE_WEIGHTS[variant]
+        assert _model(replace(base, timer=30), DEFAULT_CONFIG).learned is VALUE_WEIGHTS[variant]
+        assert _model(replace(base, fantasyland=False), DEFAULT_CONFIG).learned is None
+        assert _model(replace(base, strict_top=True), DEFAULT_CONFIG).learned is None
+        assert _model(base, AIConfig(learned=False)).learned is None

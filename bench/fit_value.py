@@ -1,0 +1,248 @@
+"""Fit the AI's learned board value (writes ``engine/ai_values.py`` with ``--write``).
+
+The rollout policy of ``engine.ai`` picks, at every street of a simulated future, the move with
+the best board value.  The static value ``Q`` assumes a row's free slots are filled at random,
+which misjudges what a player who routes cards can make (fouls, fantasyland draws, the bottom
+row).  This script fits a better value, by rounds of policy evaluation and improvement:
+
+1. Play hands (the AI at 60 simulations per decision, half of them against a random player, half
+   in self-play).  At every street decision that does not finish the board, take the candidate
+   moves (the best 20 by the current value and 20 more at random) and estimate each resulting
+   position's value by ``--futures`` rollouts of the *current* rollout policy on the same
+   sampled futures (what the Monte Carlo search itself would measure).
+2. For each stage (free slots left), fit the value as a linear function of the features of
+   ``_Model.features`` (``engine.ai.BOARD_FEATURES`` and each row's ``ROW_FEATURES``) by ridge
+   least squares on those targets.  Every candidate's own value is a target, not only the move
+   that was played, so the fit does not learn which positions the player chose to reach.
+3. The greedy policy on the fitted value is the next round's rollout policy.
+
+It prints, per stage, the held-out R^2 and the "regret" of choosing by the value among a
+decision's candidates (the target of the best candidate minus the target of the chosen one, in
+points; lower is better), for the fitted value and for the value that played the rollouts.
+
+    python -m bench.fit_value --variant pineapple --hands 1000 --rounds 2 --write
+    python -m bench.fit_value --variant ofc --hands 600 --rounds 2 --write
+
+Needs numpy (installed with matplotlib); the engine itself only reads the weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from dataclasses import replace
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+from engine import Hand, Rules
+from engine.ai import (
+    BOARD_FEATURES,
+    DEFAULT_CONFIG,
+    ROW_FEATURES,
+    AIConfig,
+    _after,
+    _Context,
+    _model,
+    _opponents,
+    choose_move,
+)
+from engine.autoplay import street_moves
+from engine.cards import DECK
+
+Sample = tuple[int, list[float], float]
+"""(stage, features, target) of one candidate position."""
+
+_TOP_CANDIDATES = 20
+_RANDOM_CANDIDATES = 20
+
+
+def _play_and_sample(job: tuple[str, int, int, AIConfig]) -> list[list[Sample]]:
+    """One hand: the AI (seat 0) against random (even jobs) or itself; the samples of every
+    street decision of the AI's seats."""
+    variant, k, futures, config = job
+    rules = Rules(variant=variant)
+    rng = random.Random(f"fit/{variant}/{k}")
+    against_random = k % 2 == 0
+    hand = Hand(rules, ["A", "B"], button=k % 2, seed=f"fit/{variant}/{k}")
+    model = _model(rules, config)
+    out: list[list[Sample]] = []
+    while not hand.is_over:
+        seat = hand.to_act()[0]
+        req = hand.requirement(seat)
+        assert req is not None
+        if seat == 1 and against_random and not req.is_set:
+            placed, dropped = rng.choice(street_moves(req))
+            hand.place(seat, placed, dropped)
+            continue
+        if req.is_set:
+            hand.autoplay(seat)
+            continue
+        board = hand.boards[seat]
+        moves = street_moves(req)
+        afters = [_after(board, m) for m in moves]
+        if sum(afters[0][3:]) > 0:
+            out.append(_sample_decision(hand, seat, afters, futures, model, rng))
+        placed, dropped = choose_move(hand, seat, "normal", simulations=60, config=config,
+                                      rng=random.Random(f"fit/{k}/{len(hand.log)}"))
+        hand.place(seat, placed, dropped)
+    return out
+
+
+def _sample_decision(
+    hand: Hand, seat: int, afters: list[tuple[int, int, int, int, int, int]], futures: int,
+    model: Any, rng: random.Random,
+) -> list[Sample]:
+    ctx = _Context(model, _opponents(hand, seat, model))
+    index = sorted(range(len(afters)), key=lambda i: -model.q(*afters[i][:3]))
+    if len(index) > _TOP_CANDIDATES + _RANDOM_CANDIDATES:
+        index = index[:_TOP_CANDIDATES] + rng.sample(index[_TOP_CANDIDATES:], _RANDOM_CANDIDATES)
+    seen = hand.cards_seen_by(seat)
+    unseen = [c for c in DECK if c not in seen]
+    free = sum(afters[0][3:])
+    spec = hand.spec
+    if spec.street_deal == spec.street_keep:
+        need, roll = free, ctx.rollout_single
+    else:
+        need, roll = free // spec.street_keep * spec.street_deal, ctx.rollout_pineapple
+    need = min(need, len(unseen))
+    sampled = [rng.sample(unseen, need) for _ in range(futures)]
+    samples = []
+    for i in index:
+        a = afters[i]
+        target = sum(roll(*a, f)[0] for f in sampled) / futures
+        stage, x = model.features(a[0], a[1], a[2])
+        samples.append((stage, x, target))
+    return samples
+
+
+def _fit(groups: list[list[Sample]], ridge: float) -> tuple[dict[int, tuple[float, ...]], str]:
+    import numpy as np
+
+    random.Random(1).shuffle(groups)
+    by_stage: dict[int, list[list[Sample]]] = {}
+    for g in groups:
+        by_stage.setdefault(g[0][0], []).append(g)
+    weights: dict[int, tuple[float, ...]] = {}
+    report = []
+
+    def solve(x: Any, y: Any) -> Any:
+        a = x.T @ x + ridge * np.eye(x.shape[1])
+        a[0, 0] -= ridge
+        return np.linalg.solve(a, x.T @ y)
+
+    for stage, gs in sorted(by_stage.items()):
+        cut = int(len(gs) * 0.8)
+        x = np.array([s[1] for g in gs for s in g])
+        y = np.array([s[2] for g in gs for s in g])
+        gid = np.array([k for k, g in enumerate(gs) for _ in g])
+        train = gid < cut
+        w = solve(x[train], y[train])
+        test = ~train
+        pred = x[test] @ w
+
+        def regret(score: Any, test: Any = test, y: Any = y, gid: Any = gid) -> float:
+            yt, gt = y[test], gid[test]
+            total = [yt[gt == k].max() - yt[gt == k][np.argmax(score[gt == k])]
+                     for k in np.unique(gt)]
+            return float(np.mean(total))
+
+        r2 = 1.0 - float(((pred - y[test]) ** 2).mean() / y[test].var())
+        report.append(f"stage {stage:2d}: {int(train.sum()):6d} positions, held-out R^2 {r2:.3f}, "
+                      f"regret fitted {regret(pred):.3f} vs rollout value "
+                      f"{regret(x[test] @ np.array(_current(stage))):.3f}")
+        weights[stage] = tuple(round(float(v), 6) for v in solve(x, y))
+    return weights, "\n".join(report)
+
+
+_CURRENT: dict[int, tuple[float, ...]] = {}
+
+
+def _current(stage: int) -> tuple[float, ...]:
+    """The weights of the value that played the rollouts (Q itself: weight 1 on feature 1)."""
+    n = len(BOARD_FEATURES) + 3 * len(ROW_FEATURES[0])
+    return _CURRENT.get(stage, tuple(1.0 if i == 1 else 0.0 for i in range(n)))
+
+
+def _write(path: Path, fitted: dict[str, dict[int, tuple[float, ...]]],
+           notes: dict[str, str]) -> None:
+    lines = [
+        '"""Weights of the AI\'s learned board value (generated by ``python -m bench.fit_value``;',
+        "do not edit by hand).",
+        "",
+        "Per variant and stage (free slots left on the board): the weights of",
+        "``engine.ai.BOARD_FEATURES`` followed by the top's, middle's and bottom's",
+        "``ROW_FEATURES``.  ``FIT_NOTES`` says how each variant was fitted.",
+        '"""',
+        "",
+        "FIT_NOTES: dict[str, str] = {",
+    ]
+    for variant, note in sorted(notes.items()):
+        lines.append(f"    {variant!r}: (")
+        lines.extend(f"        {line + chr(10)!r}" for line in note.splitlines())
+        lines.append("    ),")
+    lines += ["}", "", "VALUE_WEIGHTS: dict[str, dict[int, tuple[float, ...]]] = {"]
+    for variant, table in sorted(fitted.items()):
+        lines.append(f"    {variant!r}: {{")
+        for stage, w in sorted(table.items()):
+            lines.append(f"        {stage}: (")
+            for i in range(0, len(w), 6):
+                lines.append("            " + " ".join(f"{v!r}," for v in w[i:i + 6]))
+            lines.append("        ),")
+        lines.append("    },")
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.fit_value", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--variant", choices=("pineapple", "ofc"), action="append")
+    p.add_argument("--hands", type=int, default=1000, help="hands per round")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--futures", type=int, default=48, help="rollouts per candidate position")
+    p.add_argument("--ridge", type=float, default=1.0)
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    p.add_argument("--write", action="store_true", help="write engine/ai_values.py")
+    args = p.parse_args(argv)
+    from engine.ai_values import FIT_NOTES, VALUE_WEIGHTS
+
+    fitted = {k: dict(v) for k, v in VALUE_WEIGHTS.items()}
+    notes = dict(FIT_NOTES)
+    cmd = "python -m bench.fit_value " + " ".join(sys.argv[1:] if argv is None else argv)
+    for variant in args.variant or ["pineapple", "ofc"]:
+        config: AIConfig = replace(DEFAULT_CONFIG, learned=False)
+        _CURRENT.clear()
+        log = [f"``{cmd.strip()}``"]
+        for round_no in range(args.rounds):
+            t = time.perf_counter()
+            jobs = [(variant, round_no * 100_000 + k, args.futures, config)
+                    for k in range(args.hands)]
+            with Pool(args.workers) as pool:
+                hands = pool.map(_play_and_sample, jobs, chunksize=2)
+            groups = [g for h in hands for g in h]
+            weights, report = _fit(groups, args.ridge)
+            head = (f"{variant} round {round_no + 1}: {args.hands} hands, {len(groups)} "
+                    f"decisions, {sum(len(g) for g in groups)} positions, {args.futures} "
+                    f"rollouts each ({time.perf_counter() - t:.0f} s)")
+            print(head)
+            print(report)
+            sys.stdout.flush()
+            log.append(head + "\n" + report)
+            config = replace(DEFAULT_CONFIG, learned=True,
+                             value_weights=tuple(sorted(weights.items())))
+            _CURRENT.clear()
+            _CURRENT.update(weights)
+        fitted[variant] = weights
+        notes[variant] = "\n".join(log)
+    if args.write:
+        _write(Path(__file__).resolve().parent.parent / "engine" / "ai_values.py", fitted, notes)
+        print("wrote engine/ai_values.py")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
