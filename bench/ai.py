@@ -3,7 +3,7 @@
 Duplicate style: every deal (a fixed seed) is played twice with the seats swapped, so both
 players get the same cards; a player's result for a deal is the mean of its two results, and the
 standard error is taken over deals.  Matches: the AI vs a random legal player, the AI vs a simple
-greedy player (the best move by the AI's static board value, no simulation), and AI self-play
+greedy player (the best move by the AI's static board value ``Q``, no simulation), and AI self-play
 (foul and fantasyland rates).  By default every hand is a fresh hand; ``--session K`` plays K
 hands per deal with fantasyland carried over (button per ``engine.hand.next_button``).
 
@@ -58,15 +58,20 @@ def random_player(hand: Hand, seat: int) -> float:
     return 0.0
 
 
+_PLAIN = replace(DEFAULT_CONFIG, learned=False)
+
+
 def greedy_player(hand: Hand, seat: int) -> float:
-    """The best move by the static board value (no look-ahead beyond it)."""
+    """The best move by the static board value ``Q`` (random fills; not the learned value, no
+    look-ahead beyond it)."""
     req = hand.requirement(seat)
     assert req is not None
     if req.is_set:
         hand.autoplay(seat)
         return 0.0
     board = hand.boards[seat]
-    best = max(street_moves(req), key=lambda m: static_value(board.place(m[0]), hand.rules))
+    best = max(street_moves(req),
+               key=lambda m: static_value(board.place(m[0]), hand.rules, _PLAIN))
     hand.place(seat, *best)
     return 0.0
 
