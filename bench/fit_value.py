@@ -119,52 +119,48 @@ def _sample_decision(
     return samples
 
 
-def _fit(groups: list[list[Sample]], ridge: float) -> tuple[dict[int, tuple[float, ...]], str]:
+def _regret(y: Any, gid: Any, score: Any) -> float:
+    """Mean over decisions of (best candidate's target - target of the one ``score`` picks)."""
+    import numpy as np
+
+    return float(np.mean([y[gid == k].max() - y[gid == k][np.argmax(score[gid == k])]
+                          for k in np.unique(gid)]))
+
+
+def _fit(
+    groups: list[list[Sample]], ridge: float, played: dict[int, tuple[float, ...]],
+) -> tuple[dict[int, tuple[float, ...]], str]:
+    """Ridge weights per stage, and a report comparing them on held-out decisions with
+    ``played``, the weights of the value that played the rollouts (absent stage: ``Q``)."""
     import numpy as np
 
     random.Random(1).shuffle(groups)
     by_stage: dict[int, list[list[Sample]]] = {}
     for g in groups:
         by_stage.setdefault(g[0][0], []).append(g)
+    n = len(BOARD_FEATURES) + 3 * len(ROW_FEATURES[0])
+    plain_q = tuple(1.0 if i == 1 else 0.0 for i in range(n))  # Q itself: feature 1
     weights: dict[int, tuple[float, ...]] = {}
     report = []
 
     def solve(x: Any, y: Any) -> Any:
         a = x.T @ x + ridge * np.eye(x.shape[1])
-        a[0, 0] -= ridge
+        a[0, 0] -= ridge  # no penalty on the constant
         return np.linalg.solve(a, x.T @ y)
 
     for stage, gs in sorted(by_stage.items()):
-        cut = int(len(gs) * 0.8)
         x = np.array([s[1] for g in gs for s in g])
         y = np.array([s[2] for g in gs for s in g])
         gid = np.array([k for k, g in enumerate(gs) for _ in g])
-        train = gid < cut
-        w = solve(x[train], y[train])
-        test = ~train
-        pred = x[test] @ w
-
-        def regret(score: Any, test: Any = test, y: Any = y, gid: Any = gid) -> float:
-            yt, gt = y[test], gid[test]
-            total = [yt[gt == k].max() - yt[gt == k][np.argmax(score[gt == k])]
-                     for k in np.unique(gt)]
-            return float(np.mean(total))
-
+        train, test = gid < int(len(gs) * 0.8), gid >= int(len(gs) * 0.8)
+        pred = x[test] @ solve(x[train], y[train])
+        before = x[test] @ np.array(played.get(stage, plain_q))
         r2 = 1.0 - float(((pred - y[test]) ** 2).mean() / y[test].var())
         report.append(f"stage {stage:2d}: {int(train.sum()):6d} positions, held-out R^2 {r2:.3f}, "
-                      f"regret fitted {regret(pred):.3f} vs rollout value "
-                      f"{regret(x[test] @ np.array(_current(stage))):.3f}")
+                      f"regret fitted {_regret(y[test], gid[test], pred):.3f} vs rollout value "
+                      f"{_regret(y[test], gid[test], before):.3f}")
         weights[stage] = tuple(round(float(v), 6) for v in solve(x, y))
     return weights, "\n".join(report)
-
-
-_CURRENT: dict[int, tuple[float, ...]] = {}
-
-
-def _current(stage: int) -> tuple[float, ...]:
-    """The weights of the value that played the rollouts (Q itself: weight 1 on feature 1)."""
-    n = len(BOARD_FEATURES) + 3 * len(ROW_FEATURES[0])
-    return _CURRENT.get(stage, tuple(1.0 if i == 1 else 0.0 for i in range(n)))
 
 
 def _write(path: Path, fitted: dict[str, dict[int, tuple[float, ...]]],
@@ -215,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     cmd = "python -m bench.fit_value " + " ".join(sys.argv[1:] if argv is None else argv)
     for variant in args.variant or ["pineapple", "ofc"]:
         config: AIConfig = replace(DEFAULT_CONFIG, learned=False)
-        _CURRENT.clear()
+        weights: dict[int, tuple[float, ...]] = {}
         log = [f"``{cmd.strip()}``"]
         for round_no in range(args.rounds):
             t = time.perf_counter()
@@ -224,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             with Pool(args.workers) as pool:
                 hands = pool.map(_play_and_sample, jobs, chunksize=2)
             groups = [g for h in hands for g in h]
-            weights, report = _fit(groups, args.ridge)
+            weights, report = _fit(groups, args.ridge, weights)
             head = (f"{variant} round {round_no + 1}: {args.hands} hands, {len(groups)} "
                     f"decisions, {sum(len(g) for g in groups)} positions, {args.futures} "
                     f"rollouts each ({time.perf_counter() - t:.0f} s)")
@@ -234,8 +230,6 @@ def main(argv: list[str] | None = None) -> int:
             log.append(head + "\n" + report)
             config = replace(DEFAULT_CONFIG, learned=True,
                              value_weights=tuple(sorted(weights.items())))
-            _CURRENT.clear()
-            _CURRENT.update(weights)
         fitted[variant] = weights
         notes[variant] = "\n".join(log)
     if args.write:
