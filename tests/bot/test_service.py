@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,14 @@ async def make(path: Path | str = ":memory:", **kw: Any) -> tuple[TableService, 
     rec = Recorder()
     svc = TableService(store, rec, next_hand_delay=0.01, **kw)
     return svc, rec, store
+
+
+async def until(condition: Callable[[], bool], seconds: float = 4.0) -> None:
+    """Let the service's background tasks run until ``condition()`` holds or ``seconds`` pass
+    (the caller asserts what it needs afterwards)."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
 
 
 async def finish_by_autoplay(svc: TableService, channel: int = CH) -> None:
@@ -120,11 +129,8 @@ async def test_expired_deadline_acts_at_once_after_recovery(tmp_path: Path) -> N
     svc2, rec2, store2 = await make(db, clock=clock)
     await svc2.recover()
     t2 = svc2.table_in_channel(CH)
-    for _ in range(200):
-        timed_out = any("Time ran out" in str(e[1]) for e in rec2.events if e[0] == "notice")
-        if t2.hand is not None and t2.hand.autoplayed[first] and timed_out:
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: t2.hand is not None and bool(t2.hand.autoplayed[first]) and any(
+        "Time ran out" in str(e[1]) for e in rec2.events if e[0] == "notice"))
     assert t2.hand is not None and t2.hand.autoplayed[first] == 1
     assert any("Time ran out" in str(e[1]) for e in rec2.events if e[0] == "notice")
     assert any("play resumes" in str(e[1]) for e in rec2.events if e[0] == "notice")
@@ -165,10 +171,7 @@ async def test_bot_declares_a_natural_in_chinese() -> None:
     await svc.new_table(G, CH, ALICE, "alice", variant="chinese", bots=1, bot_level="easy")
     await svc.start(CH, ALICE)  # the bot sits left of the button: it is dealt the dragon
     t = svc.table_in_channel(CH)
-    for _ in range(200):
-        if t.hand is not None and any(t.hand.naturals):
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: t.hand is not None and any(t.hand.naturals))
     assert t.hand is not None and t.hand.naturals[t.hand.order[0]] == "dragon"
     assert t.practice
     await svc.shutdown()
@@ -183,17 +186,11 @@ async def test_a_waiting_table_deals_when_a_player_arrives() -> None:
     await svc.sit_out(CH, BOB, True)
     await finish_by_autoplay(svc)
     t = svc.table_in_channel(CH)
-    for _ in range(100):
-        if t.waiting:
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: t.waiting)
     assert t.waiting and t.hand is None
     assert any("Waiting for at least 2 players" in str(e[1]) for e in rec.events)
     await svc.join(G, CH, CAROL, "carol")
-    for _ in range(100):
-        if t.hand is not None:
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: t.hand is not None)
     assert t.hand is not None and t.row.hand_no == 2 and not t.waiting
     assert "carol" in t.hand.names and "bob" not in t.hand.names
     with pytest.raises(ServiceError, match="already being played"):

@@ -16,7 +16,7 @@ from bot.store import Store
 from engine.autoplay import choose_placement
 from engine.notation import format_move
 
-from .test_service import ALICE, BOB, CAROL, CH, G, Recorder, finish_by_autoplay, make
+from .test_service import ALICE, BOB, CAROL, CH, G, Recorder, finish_by_autoplay, make, until
 
 
 async def _seated_pair(svc: TableService, variant: str = "ofc") -> None:
@@ -48,10 +48,7 @@ async def test_a_showdown_message_that_fails_does_not_stop_the_table() -> None:
     await svc.start(CH, ALICE)
     t = svc.table_in_channel(CH)
     await finish_by_autoplay(svc)
-    for _ in range(100):
-        if t.hand is not None:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: t.hand is not None)
     assert t.hand is not None and t.row.hand_no == 2  # the next hand was dealt
     await svc.shutdown()
     await store.close()
@@ -310,10 +307,7 @@ async def test_a_hand_that_can_never_be_settled_is_voided_and_play_goes_on(
 
     monkeypatch.setattr(store, "finish_hand", refuses)
     await finish_by_autoplay(svc)
-    for _ in range(300):
-        if t.hand is not None and t.row.hand_no == 2:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: t.hand is not None and t.row.hand_no == 2)
     assert calls == service_module.SETTLE_ATTEMPTS
     voided = await store.get_hand(first)
     assert voided is not None and voided.status == "aborted"
