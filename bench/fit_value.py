@@ -40,9 +40,8 @@ from typing import Any
 
 from engine import Hand, Rules
 from engine.ai import (
-    BOARD_FEATURES,
     DEFAULT_CONFIG,
-    ROW_FEATURES,
+    FEATURE_COUNT,
     AIConfig,
     _after,
     _Context,
@@ -129,37 +128,57 @@ def _regret(y: Any, gid: Any, score: Any) -> float:
 
 def _fit(
     groups: list[list[Sample]], ridge: float, played: dict[int, tuple[float, ...]],
+    centered: bool = False,
 ) -> tuple[dict[int, tuple[float, ...]], str]:
     """Ridge weights per stage, and a report comparing them on held-out decisions with
-    ``played``, the weights of the value that played the rollouts (absent stage: ``Q``)."""
+    ``played``, the weights of the value that played the rollouts (absent stage: ``Q``).
+
+    With ``centered`` the fit sees only the differences between the candidates of one decision
+    (features and targets less their decision's mean): the rollout policy only ever compares
+    the moves of one position, so what separates one position from another is noise to it.
+    The constant then makes the mean prediction the mean target (it ranks nothing)."""
     import numpy as np
 
     random.Random(1).shuffle(groups)
     by_stage: dict[int, list[list[Sample]]] = {}
     for g in groups:
         by_stage.setdefault(g[0][0], []).append(g)
-    n = len(BOARD_FEATURES) + 3 * len(ROW_FEATURES[0])
+    n = FEATURE_COUNT
     plain_q = tuple(1.0 if i == 1 else 0.0 for i in range(n))  # Q itself: feature 1
     weights: dict[int, tuple[float, ...]] = {}
     report = []
 
-    def solve(x: Any, y: Any) -> Any:
-        a = x.T @ x + ridge * np.eye(x.shape[1])
-        a[0, 0] -= ridge  # no penalty on the constant
-        return np.linalg.solve(a, x.T @ y)
+    def within(v: Any, gid: Any) -> Any:
+        """``v`` less the mean of its decision (rows grouped by ``gid``)."""
+        sums = np.zeros((int(gid.max()) + 1, *v.shape[1:]))
+        np.add.at(sums, gid, v)
+        counts = np.maximum(np.bincount(gid), 1).reshape(-1, *([1] * (v.ndim - 1)))
+        return v - (sums / counts)[gid]
+
+    def solve(x: Any, y: Any, gid: Any) -> Any:
+        if not centered:
+            a = x.T @ x + ridge * np.eye(x.shape[1])
+            a[0, 0] -= ridge  # no penalty on the constant
+            return np.linalg.solve(a, x.T @ y)
+        xc = within(x, gid)
+        w = np.linalg.solve(xc.T @ xc + ridge * np.eye(x.shape[1]), xc.T @ within(y, gid))
+        w[0] += float(np.mean(y - x @ w))
+        return w
 
     for stage, gs in sorted(by_stage.items()):
         x = np.array([s[1] for g in gs for s in g])
         y = np.array([s[2] for g in gs for s in g])
         gid = np.array([k for k, g in enumerate(gs) for _ in g])
         train, test = gid < int(len(gs) * 0.8), gid >= int(len(gs) * 0.8)
-        pred = x[test] @ solve(x[train], y[train])
+        pred = x[test] @ solve(x[train], y[train], gid[train])
         before = x[test] @ np.array(played.get(stage, plain_q))
-        r2 = 1.0 - float(((pred - y[test]) ** 2).mean() / y[test].var())
-        report.append(f"stage {stage:2d}: {int(train.sum()):6d} positions, held-out R^2 {r2:.3f}, "
+        yt, gt = within(y[test], gid[test]), gid[test]
+        r2 = 1.0 - float(((within(pred, gt) - yt) ** 2).mean() / yt.var())
+        report.append(f"stage {stage:2d}: {int(train.sum()):6d} positions, held-out R^2 within "
+                      f"decisions {r2:.3f}, "
                       f"regret fitted {_regret(y[test], gid[test], pred):.3f} vs rollout value "
                       f"{_regret(y[test], gid[test], before):.3f}")
-        weights[stage] = tuple(round(float(v), 6) for v in solve(x, y))
+        weights[stage] = tuple(round(float(v), 6) for v in solve(x, y, gid))
     return weights, "\n".join(report)
 
 
@@ -201,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--futures", type=int, default=48, help="rollouts per candidate position")
     p.add_argument("--ridge", type=float, default=1.0)
+    p.add_argument("--centered", action="store_true",
+                   help="fit the differences between the candidates of a decision only")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--write", action="store_true", help="write engine/ai_values.py")
     args = p.parse_args(argv)
@@ -220,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             with Pool(args.workers) as pool:
                 hands = pool.map(_play_and_sample, jobs, chunksize=2)
             groups = [g for h in hands for g in h]
-            weights, report = _fit(groups, args.ridge, weights)
+            weights, report = _fit(groups, args.ridge, weights, args.centered)
             head = (f"{variant} round {round_no + 1}: {args.hands} hands, {len(groups)} "
                     f"decisions, {sum(len(g) for g in groups)} positions, {args.futures} "
                     f"rollouts each ({time.perf_counter() - t:.0f} s)")

@@ -24,8 +24,9 @@ that completes the board is chosen exactly.
 *Learned value.*  Random fills misjudge what a player who routes cards can make (fouls are far
 rarer, fantasyland draws and the bottom row worth more), so for the rules it was fitted on the
 policy uses a learned value instead of ``Q``: per stage (free slots left), a linear function of
-``Q``, its parts (each row's worth, the foul chances) and a few row features (a lone Q/K/A on
-top, flush draws, made hands; ``BOARD_FEATURES``, ``ROW_FEATURES``), fitted by
+``Q``, its parts (each row's worth, the foul chances) and row features (a lone Q/K/A or the pair
+made on top, flush and straight draws, made hands, free slots; ``BOARD_FEATURES``,
+``ROW_FEATURES``), fitted by
 ``python -m bench.fit_value`` on the Monte Carlo values of *every* examined candidate move (not
 only the chosen one: no selection bias), in rounds of policy improvement.  Weights in
 ``engine.ai_values``; ``AIConfig(learned=False)`` turns it off.
@@ -296,32 +297,54 @@ class _Row:
         self.feats = feats
 
 
+def _straight_draw(counts: Sequence[int]) -> int:
+    """Cards of an unfinished five-card row that can still end in a straight (all of them
+    distinct and inside one five-rank window, the wheel included), else 0."""
+    n = sum(counts)
+    if n == 0 or max(counts) > 1:
+        return 0
+    present = [k for k in range(13) if counts[k]]
+    low = [k for k in present if k != 12] + ([-1] if counts[12] else [])
+    spans = [present[-1] - present[0]]
+    if counts[12]:  # the ace also plays low (A-2-3-4-5)
+        spans.append(max(low) - min(low))
+    return n if min(spans) <= 4 else 0
+
+
 def _row_features(r: int, counts: Sequence[int], flush: bool, lb: int) -> tuple[float, ...]:
-    """What the learned value knows of one row beyond its random-fill worth (six numbers; the
-    order is ``ROW_FEATURES``)."""
+    """What the learned value knows of one row beyond its random-fill worth (the order is
+    ``ROW_FEATURES[0]`` for the top, ``ROW_FEATURES[1]`` for the middle and bottom)."""
     n = sum(counts)
     free = _FULL[r] - n
     category = lb >> CATEGORY_SHIFT
+    high = max((k for k in range(13) if counts[k]), default=-1)
     if r == 0:
         single = max((k for k in range(13) if counts[k] == 1), default=-1)
         pair = max((k for k in range(13) if counts[k] >= 2), default=-1)
+        trips = max(counts) >= 3
         open_ = free > 0 and pair < 0
+        made = tuple(float(pair == k and not trips) for k in range(4, 13))  # 66 .. AA
         return (
             float(open_ and single == 10), float(open_ and single == 11),
-            float(open_ and single == 12), float(pair >= 10), float(free),
-            float(category >= PAIR),
+            float(open_ and single == 12), float(free), float(category >= PAIR), *made,
+            float(trips), (high + 1) / 13.0, float(free * free),
         )
     return (
         float(free), float(n) if flush and free > 0 else 0.0, float(category == PAIR),
         float(category == TWO_PAIR), float(category >= TRIPS), float(free == 0),
+        float(_straight_draw(counts)) if free > 0 else 0.0, float(max(counts)),
+        float(free * free), (high + 1) / 13.0,
     )
 
 
 ROW_FEATURES = (
-    ("top: a lone Q, free slots", "top: a lone K", "top: a lone A", "top: QQ or better",
-     "top: free slots", "top: a pair made"),
+    ("top: a lone Q, free slots", "top: a lone K", "top: a lone A", "top: free slots",
+     "top: a pair made", "top: 66", "top: 77", "top: 88", "top: 99", "top: TT", "top: JJ",
+     "top: QQ", "top: KK", "top: AA", "top: trips", "top: highest rank (0-1)",
+     "top: free slots squared"),
     ("free slots", "flush draw: its cards", "pair made", "two pair made", "trips or better made",
-     "complete"),
+     "complete", "straight draw: its cards", "most cards of one rank", "free slots squared",
+     "highest rank (0-1)"),
 )
 """Names of ``_row_features`` (top; middle and bottom)."""
 
@@ -331,6 +354,14 @@ BOARD_FEATURES = (
     "top worth", "middle worth", "bottom worth",
 )
 """The board-level features of the learned value, before the three rows' ``_row_features``."""
+
+_ROW_AT = (
+    len(BOARD_FEATURES),
+    len(BOARD_FEATURES) + len(ROW_FEATURES[0]),
+    len(BOARD_FEATURES) + len(ROW_FEATURES[0]) + len(ROW_FEATURES[1]),
+)
+FEATURE_COUNT = _ROW_AT[2] + len(ROW_FEATURES[1])
+"""How many features (and weights per stage) the learned value has."""
 
 
 class _Model:
@@ -488,8 +519,10 @@ class _Model:
         self, part: dict[int, tuple[float, float]], r: int, row: _Row, w: Sequence[float]
     ) -> tuple[float, float]:
         """One row's share of the learned value at a stage: (its own terms, its (1-p) terms)."""
-        k = 12 + 6 * r
-        own = w[9 + r] * row.mean + sum(x * y for x, y in zip(w[k:k + 6], row.feats, strict=True))
+        k = _ROW_AT[r]
+        own = w[9 + r] * row.mean + sum(
+            x * y for x, y in zip(w[k:k + len(row.feats)], row.feats, strict=True)
+        )
         out = (own, (w[1] + w[2 + r]) * row.mean)
         if len(part) >= _MEMO_CAP:
             part.clear()

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from bench.fit_value import _fit, _play_and_sample
-from engine.ai import BOARD_FEATURES, DEFAULT_CONFIG, ROW_FEATURES
+from engine.ai import DEFAULT_CONFIG, FEATURE_COUNT
 
-N = len(BOARD_FEATURES) + 3 * len(ROW_FEATURES[0])
+N = FEATURE_COUNT
 
 
 def test_samples_of_one_hand_are_the_candidates_of_each_decision() -> None:
@@ -39,3 +39,26 @@ def test_fit_recovers_a_linear_value_and_reports_against_the_played_one() -> Non
     assert list(weights) == [4]
     assert weights[4] == pytest.approx(truth, abs=1e-4)
     assert "regret fitted 0.000" in report  # exact: always picks the best candidate
+
+
+def test_centered_fit_learns_only_the_differences_within_a_decision() -> None:
+    """A per-decision offset (what separates one position from another) is noise to the rollout
+    policy: the centered fit ignores it and still ranks every decision's candidates exactly."""
+    pytest.importorskip("numpy")
+    rng = random.Random(4)
+    truth = [rng.uniform(-1, 1) for _ in range(N)]
+    groups = []
+    for _ in range(80):
+        offset = rng.uniform(-50, 50)
+        shared = [rng.uniform(-3, 3) for _ in range(N - 1)]
+        g = []
+        for _ in range(12):
+            x = [1.0] + [v + rng.uniform(-1, 1) for v in shared]
+            g.append((6, x, offset + sum(w * v for w, v in zip(truth, x, strict=True))))
+        groups.append(g)
+    centered, report = _fit(groups, 1e-9, {}, centered=True)
+    assert centered[6][1:] == pytest.approx(truth[1:], abs=1e-4)
+    assert "regret fitted 0.000" in report
+    assert "R^2 within decisions 1.000" in report
+    plain, _ = _fit(groups, 1e-9, {})
+    assert plain[6][1:] != pytest.approx(truth[1:], abs=1e-2)  # the offsets pull it off

@@ -371,9 +371,9 @@ def test_timeout_fallback_scores_fouls_by_the_rules_strict_top() -> None:
 def test_learned_value_is_the_fitted_dot_product_and_only_for_the_fitted_rules() -> None:
     from dataclasses import replace
 
-    from engine.ai import BOARD_FEATURES, DEFAULT_CONFIG, ROW_FEATURES, AIConfig, _model
+    from engine.ai import DEFAULT_CONFIG, FEATURE_COUNT, AIConfig, _model
 
-    n = len(BOARD_FEATURES) + 3 * len(ROW_FEATURES[0])
+    n = FEATURE_COUNT
     rng = random.Random(5)
     weights = {stage: tuple(rng.uniform(-2, 2) for _ in range(n)) for stage in (4, 6, 8)}
     config = replace(DEFAULT_CONFIG, value_weights=tuple(sorted(weights.items())))
@@ -400,9 +400,51 @@ def test_learned_value_is_the_fitted_dot_product_and_only_for_the_fitted_rules()
     from engine.ai_values import VALUE_WEIGHTS
 
     for variant in VALUE_WEIGHTS:
+        assert all(len(w) == FEATURE_COUNT for w in VALUE_WEIGHTS[variant].values())
         base = Rules(variant=variant)
         assert _model(base, DEFAULT_CONFIG).learned is VALUE_WEIGHTS[variant]
         assert _model(replace(base, timer=30), DEFAULT_CONFIG).learned is VALUE_WEIGHTS[variant]
         assert _model(replace(base, fantasyland=False), DEFAULT_CONFIG).learned is None
         assert _model(replace(base, strict_top=True), DEFAULT_CONFIG).learned is None
         assert _model(base, AIConfig(learned=False)).learned is None
+
+
+def test_row_features_of_the_learned_value() -> None:
+    from engine.ai import ROW_FEATURES, _row_features, _straight_draw
+    from engine.evaluator import CATEGORY_SHIFT, PAIR, TRIPS
+
+    def counts(ranks: str) -> list[int]:
+        out = [0] * 13
+        for r in ranks:
+            out["23456789TJQKA".index(r)] += 1
+        return out
+
+    # a straight draw: distinct ranks inside one five-rank window (the ace plays low too)
+    assert [_straight_draw(counts(r)) for r in ("A234", "A23", "9TJQ", "TJQK", "JQKA", "2", "")] \
+        == [4, 3, 4, 4, 4, 1, 0]
+    assert [_straight_draw(counts(r)) for r in ("259", "A6", "22", "239")] \
+        == [0, 0, 0, 0]
+
+    def top(ranks: str) -> dict[str, float]:
+        c = counts(ranks)
+        lb = 0 if max(c, default=0) < 2 else PAIR << CATEGORY_SHIFT  # a pair made
+        return dict(zip(ROW_FEATURES[0], _row_features(0, c, False, lb), strict=True))
+
+    assert top("Q7")["top: a lone Q, free slots"] == 1.0 and top("Q7")["top: free slots"] == 1.0
+    assert top("K")["top: a lone K"] == 1.0 and top("K")["top: free slots squared"] == 4.0
+    assert top("QK")["top: a lone K"] == 1.0 and top("QK")["top: a lone Q, free slots"] == 0.0
+    assert top("99")["top: 99"] == 1.0 and top("99")["top: a pair made"] == 1.0
+    assert top("AA2")["top: AA"] == 1.0 and top("AA2")["top: a lone A"] == 0.0
+    pairs = [f"top: {r}{r}" for r in "6789TJQKA"]
+    assert top("555")["top: trips"] == 1.0 and sum(top("555")[p] for p in pairs) == 0.0
+    assert sum(top("JJ")[p] for p in pairs) == 1.0 and sum(top("44")[p] for p in pairs) == 0.0
+    assert top("A")["top: highest rank (0-1)"] == 1.0
+
+    middle = dict(zip(ROW_FEATURES[1], _row_features(1, counts("9TJ"), True, 0), strict=True))
+    assert middle["straight draw: its cards"] == 3.0 and middle["flush draw: its cards"] == 3.0
+    assert middle["free slots"] == 2.0 and middle["free slots squared"] == 4.0
+    assert middle["most cards of one rank"] == 1.0
+    trips = dict(zip(ROW_FEATURES[1], _row_features(2, counts("999"), False, TRIPS << CATEGORY_SHIFT),
+                     strict=True))
+    assert trips["trips or better made"] == 1.0 and trips["straight draw: its cards"] == 0.0
+    assert trips["most cards of one rank"] == 3.0
