@@ -42,6 +42,7 @@ from engine import Hand, Rules
 from engine.ai import (
     DEFAULT_CONFIG,
     FEATURE_COUNT,
+    QUADRATIC_TERMS,
     AIConfig,
     _after,
     _Context,
@@ -53,7 +54,7 @@ from engine.autoplay import street_moves
 from engine.cards import DECK
 
 Sample = tuple[int, list[float], float]
-"""(stage, features, target) of one candidate position."""
+"""(stage, base features, target) of one candidate position (``_Model.features``)."""
 
 _TOP_CANDIDATES = 20
 _RANDOM_CANDIDATES = 20
@@ -165,8 +166,11 @@ def _fit(
         w[0] += float(np.mean(y - x @ w))
         return w
 
+    left = np.array([i for i, _ in QUADRATIC_TERMS])
+    right = np.array([j for _, j in QUADRATIC_TERMS])
     for stage, gs in sorted(by_stage.items()):
-        x = np.array([s[1] for g in gs for s in g])
+        base = np.array([s[1] for g in gs for s in g])
+        x = np.hstack([base, base[:, left] * base[:, right]])  # quadratic_features, vectorised
         y = np.array([s[2] for g in gs for s in g])
         gid = np.array([k for k, g in enumerate(gs) for _ in g])
         train, test = gid < int(len(gs) * 0.8), gid >= int(len(gs) * 0.8)

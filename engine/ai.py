@@ -360,8 +360,85 @@ _ROW_AT = (
     len(BOARD_FEATURES) + len(ROW_FEATURES[0]),
     len(BOARD_FEATURES) + len(ROW_FEATURES[0]) + len(ROW_FEATURES[1]),
 )
-FEATURE_COUNT = _ROW_AT[2] + len(ROW_FEATURES[1])
+BASE_COUNT = _ROW_AT[2] + len(ROW_FEATURES[1])
+"""How many base features the learned value has (``BOARD_FEATURES`` and the rows')."""
+
+_P, _P1, _P2 = 5, 7, 8
+"""Indexes of the foul chances in the base features: p, top over middle, middle over bottom."""
+
+
+def _row_terms(r: int) -> tuple[int, ...]:
+    """The base features of row ``r``'s extended vector: its worth, then its row features."""
+    return (9 + r, *range(_ROW_AT[r], _ROW_AT[r] + len(ROW_FEATURES[min(r, 1)])))
+
+
+def _quadratic_terms() -> tuple[tuple[int, int], ...]:
+    terms: list[tuple[int, int]] = []
+    for r in range(3):
+        e = _row_terms(r)
+        terms += [(e[i], e[j]) for i in range(len(e)) for j in range(i, len(e))]
+        for atom in (_P, _P1, _P2):
+            terms += [(atom, k) for k in e]
+    return (*terms, (9, 10), (9, 11), (10, 11), (_P1, _P2), (_P1, _P1), (_P2, _P2))
+
+
+QUADRATIC_TERMS = _quadratic_terms()
+"""The learned value's products of two base features (index pairs), after the base features:
+within a row (its worth and features), a foul chance times a row's, two rows' worths, and the
+foul chances'.  What depends on one row is evaluated once per row state (memoised), the rest
+per board.  (Products of two rows' features measured no better than of their worths.)"""
+
+FEATURE_COUNT = BASE_COUNT + len(QUADRATIC_TERMS)
 """How many features (and weights per stage) the learned value has."""
+
+
+def quadratic_features(base: Sequence[float]) -> list[float]:
+    """The full feature vector of the learned value from the base features."""
+    return [*base, *(base[i] * base[j] for i, j in QUADRATIC_TERMS)]
+
+
+class _Stage:
+    """The learned value's weights for one stage, arranged for evaluation: what depends on one
+    row is memoised per row state; ``_Model.qi`` adds the board's terms."""
+
+    def __init__(self, w: Sequence[float], loss: float) -> None:
+        if len(w) != FEATURE_COUNT:
+            raise ValueError(f"learned value: {len(w)} weights, {FEATURE_COUNT} expected")
+        self.w0 = w[0]
+        self.pc = w[_P] - w[1] * loss  # p, with Q's foul term
+        self.pp, self.p1c, self.p2c = w[6], w[_P1], w[_P2]
+        local = [{k: n for n, k in enumerate(_row_terms(r))} for r in range(3)]
+        size = [len(x) for x in local]
+        self.lin = [[w[k] for k in _row_terms(r)] for r in range(3)]
+        self.mean = [w[1] + w[2 + r] for r in range(3)]  # the (1-p) * worth terms, Q's share
+        self.square: list[list[tuple[int, int, float]]] = [[], [], []]
+        self.atom = [[[0.0] * size[r] for r in range(3)] for _ in range(3)]
+        atoms = {_P: 0, _P1: 1, _P2: 2}
+        for (i, j), v in zip(QUADRATIC_TERMS, w[BASE_COUNT:], strict=True):
+            ri = [r for r in range(3) if i in local[r]]
+            rj = [r for r in range(3) if j in local[r]]
+            if ri and rj and ri[0] == rj[0]:
+                self.square[ri[0]].append((local[ri[0]][i], local[ri[0]][j], v))
+            elif rj and i in atoms:
+                self.atom[atoms[i]][rj[0]][local[rj[0]][j]] = v
+        # worth_top worth_middle, worth_top worth_bottom, worth_middle worth_bottom,
+        # p1 p2, p1^2, p2^2
+        self.board = tuple(w[-6:])
+        self.parts: dict[int, tuple[float, float, float, float, float]] = {}
+
+    def part(self, r: int, row: _Row) -> tuple[float, float, float, float, float]:
+        """Row ``r``'s share: (its own terms, its (1-p) * worth terms, and its factors of p, p1
+        and p2)."""
+        e = (row.mean, *row.feats)
+        own = sum(x * y for x, y in zip(self.lin[r], e, strict=True))
+        own += sum(v * e[i] * e[j] for i, j, v in self.square[r])
+        pa, p1a, p2a = (sum(x * y for x, y in zip(self.atom[k][r], e, strict=True))
+                        for k in range(3))
+        out = (own, self.mean[r] * row.mean, pa, p1a, p2a)
+        if len(self.parts) >= _MEMO_CAP:
+            self.parts.clear()
+        self.parts[row.id] = out
+        return out
 
 
 class _Model:
@@ -383,7 +460,7 @@ class _Model:
         self._roy_memo: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
         self._lock = threading.Lock()
         self.learned = _learned_weights(rules, config)
-        self._parts: dict[int, dict[int, tuple[float, float]]] = {}
+        self._stages = {k: _Stage(w, self.loss) for k, w in (self.learned or {}).items()}
 
     # -- per value -----------------------------------------------------------------------------
     def royalty(self, row: int, v: int) -> int:
@@ -500,39 +577,27 @@ class _Model:
         p = p1 + p2
         if p > 1.0:
             p = 1.0
-        learned = self.learned
-        if learned is not None:
-            stage = a.free + b.free + c.free
-            w = learned.get(stage)
-            if w is not None:
-                part = self._parts.get(stage)
-                if part is None:
-                    part = self._parts[stage] = {}
-                ga = part.get(a.id) or self._part(part, 0, a, w)
-                gb = part.get(b.id) or self._part(part, 1, b, w)
-                gc = part.get(c.id) or self._part(part, 2, c, w)
-                return (w[0] + ga[0] + gb[0] + gc[0] + (1.0 - p) * (ga[1] + gb[1] + gc[1])
-                        + p * (w[5] - w[1] * self.loss) + w[6] * p * p + w[7] * p1 + w[8] * p2)
+        if self._stages:
+            st = self._stages.get(a.free + b.free + c.free)
+            if st is not None:
+                parts = st.parts
+                ga = parts.get(a.id) or st.part(0, a)
+                gb = parts.get(b.id) or st.part(1, b)
+                gc = parts.get(c.id) or st.part(2, c)
+                ab, ac, bc, q1, q2, q3 = st.board
+                ma, mb, mc = a.mean, b.mean, c.mean
+                return (st.w0 + ga[0] + gb[0] + gc[0] + (1.0 - p) * (ga[1] + gb[1] + gc[1])
+                        + p * (st.pc + st.pp * p + ga[2] + gb[2] + gc[2])
+                        + p1 * (st.p1c + q1 * p2 + q2 * p1 + ga[3] + gb[3] + gc[3])
+                        + p2 * (st.p2c + q3 * p2 + ga[4] + gb[4] + gc[4])
+                        + ma * (ab * mb + ac * mc) + bc * mb * mc)
         return (1.0 - p) * (a.mean + b.mean + c.mean) - p * self.loss
 
-    def _part(
-        self, part: dict[int, tuple[float, float]], r: int, row: _Row, w: Sequence[float]
-    ) -> tuple[float, float]:
-        """One row's share of the learned value at a stage: (its own terms, its (1-p) terms)."""
-        k = _ROW_AT[r]
-        own = w[9 + r] * row.mean + sum(
-            x * y for x, y in zip(w[k:k + len(row.feats)], row.feats, strict=True)
-        )
-        out = (own, (w[1] + w[2 + r]) * row.mean)
-        if len(part) >= _MEMO_CAP:
-            part.clear()
-        part[row.id] = out
-        return out
-
     def features(self, s0: int, s1: int, s2: int) -> tuple[int, list[float]]:
-        """(stage, features) of a partial board for fitting the learned value: the stage is
-        its free slots; the features are ``BOARD_FEATURES`` and each row's ``_row_features``
-        (the learned value is their dot product with the stage's weights)."""
+        """(stage, base features) of a partial board for fitting the learned value: the stage
+        is its free slots; the base features are ``BOARD_FEATURES`` and each row's
+        ``_row_features`` (the learned value is the dot product of ``quadratic_features`` of
+        them with the stage's weights)."""
         a, b, c = self.row(0, s0), self.row(1, s1), self.row(2, s2)
         p1 = self.p_top_over_middle(a, b)
         p2 = self.p_middle_over_bottom(b, c)

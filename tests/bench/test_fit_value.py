@@ -7,9 +7,13 @@ import random
 import pytest
 
 from bench.fit_value import _fit, _play_and_sample
-from engine.ai import DEFAULT_CONFIG, FEATURE_COUNT
+from engine.ai import BASE_COUNT, DEFAULT_CONFIG, FEATURE_COUNT, quadratic_features
 
 N = FEATURE_COUNT
+
+
+def value(weights: list[float], base: list[float]) -> float:
+    return sum(w * v for w, v in zip(weights, quadratic_features(base), strict=True))
 
 
 def test_samples_of_one_hand_are_the_candidates_of_each_decision() -> None:
@@ -20,20 +24,20 @@ def test_samples_of_one_hand_are_the_candidates_of_each_decision() -> None:
     for g in groups:
         stages = {stage for stage, _, _ in g}
         assert len(stages) == 1 and 1 <= stages.pop() <= 8  # one decision, one stage
-        assert all(len(x) == N for _, x, _ in g)
+        assert all(len(x) == BASE_COUNT for _, x, _ in g)
         assert len(g) <= 40
 
 
-def test_fit_recovers_a_linear_value_and_reports_against_the_played_one() -> None:
+def test_fit_recovers_a_known_value_and_reports_against_the_played_one() -> None:
     pytest.importorskip("numpy")
     rng = random.Random(3)
     truth = [rng.uniform(-1, 1) for _ in range(N)]
     groups = []
-    for _ in range(60):
+    for _ in range(150):  # enough positions for every weight
         g = []
         for _ in range(10):
-            x = [1.0] + [rng.uniform(-3, 3) for _ in range(N - 1)]
-            g.append((4, x, sum(w * v for w, v in zip(truth, x, strict=True))))
+            x = [1.0] + [rng.uniform(-3, 3) for _ in range(BASE_COUNT - 1)]
+            g.append((4, x, value(truth, x)))
         groups.append(g)
     weights, report = _fit(groups, 1e-9, {})
     assert list(weights) == [4]
@@ -48,13 +52,13 @@ def test_centered_fit_learns_only_the_differences_within_a_decision() -> None:
     rng = random.Random(4)
     truth = [rng.uniform(-1, 1) for _ in range(N)]
     groups = []
-    for _ in range(80):
+    for _ in range(200):
         offset = rng.uniform(-50, 50)
-        shared = [rng.uniform(-3, 3) for _ in range(N - 1)]
+        shared = [rng.uniform(-3, 3) for _ in range(BASE_COUNT - 1)]
         g = []
         for _ in range(12):
             x = [1.0] + [v + rng.uniform(-1, 1) for v in shared]
-            g.append((6, x, offset + sum(w * v for w, v in zip(truth, x, strict=True))))
+            g.append((6, x, offset + value(truth, x)))
         groups.append(g)
     centered, report = _fit(groups, 1e-9, {}, centered=True)
     assert centered[6][1:] == pytest.approx(truth[1:], abs=1e-4)

@@ -371,7 +371,14 @@ def test_timeout_fallback_scores_fouls_by_the_rules_strict_top() -> None:
 def test_learned_value_is_the_fitted_dot_product_and_only_for_the_fitted_rules() -> None:
     from dataclasses import replace
 
-    from engine.ai import DEFAULT_CONFIG, FEATURE_COUNT, AIConfig, _model
+    from engine.ai import (
+        BASE_COUNT,
+        DEFAULT_CONFIG,
+        FEATURE_COUNT,
+        AIConfig,
+        _model,
+        quadratic_features,
+    )
 
     n = FEATURE_COUNT
     rng = random.Random(5)
@@ -387,11 +394,12 @@ def test_learned_value_is_the_fitted_dot_product_and_only_for_the_fitted_rules()
         cards = iter(deck)
         s = [sum(next(cards) for _ in range(k)) for k in sizes]
         stage, x = learned.features(*s)
-        assert stage == 13 - sum(sizes) and len(x) == n
+        assert stage == 13 - sum(sizes) and len(x) == BASE_COUNT
         q = plain.q(*s)
         assert x[1] == pytest.approx(q)  # feature 1 is the static value itself
         if stage in weights:
-            assert learned.q(*s) == pytest.approx(sum(w * v for w, v in zip(weights[stage], x, strict=True)))
+            full = quadratic_features(x)
+            assert learned.q(*s) == pytest.approx(sum(w * v for w, v in zip(weights[stage], full, strict=True)))
             checked += 1
         else:
             assert learned.q(*s) == pytest.approx(q)
