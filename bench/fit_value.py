@@ -10,18 +10,22 @@ row).  This script fits a better value, by rounds of policy evaluation and impro
    moves (the best 20 by the current value and 20 more at random) and estimate each resulting
    position's value by ``--futures`` rollouts of the *current* rollout policy on the same
    sampled futures (what the Monte Carlo search itself would measure).
-2. For each stage (free slots left), fit the value as a linear function of the features of
-   ``_Model.features`` (``engine.ai.BOARD_FEATURES`` and each row's ``ROW_FEATURES``) by ridge
-   least squares on those targets.  Every candidate's own value is a target, not only the move
-   that was played, so the fit does not learn which positions the player chose to reach.
+2. For each stage (free slots left), fit the value as a linear function of the base features of
+   ``_Model.features`` (``engine.ai.BOARD_FEATURES`` and each row's ``ROW_FEATURES``) and their
+   products ``engine.ai.QUADRATIC_TERMS`` by ridge least squares on those targets.  Every
+   candidate's own value is a target, not only the move that was played, so the fit does not
+   learn which positions the player chose to reach.  With ``--centered`` only the differences
+   between the candidates of one decision are fitted (all the rollout policy ever compares).
 3. The greedy policy on the fitted value is the next round's rollout policy.
 
-It prints, per stage, the held-out R^2 and the "regret" of choosing by the value among a
-decision's candidates (the target of the best candidate minus the target of the chosen one, in
-points; lower is better), for the fitted value and for the value that played the rollouts.
+It prints, per stage, the held-out R^2 (within decisions) and the "regret" of choosing by the
+value among a decision's candidates (the target of the best candidate minus the target of the
+chosen one, in points; lower is better), for the fitted value and for the value that played the
+rollouts.
+The built-in weights were fitted with (about 35 and 12 minutes on 2 cores):
 
-    python -m bench.fit_value --variant pineapple --hands 1000 --rounds 2 --write
-    python -m bench.fit_value --variant ofc --hands 600 --rounds 2 --write
+    python -m bench.fit_value --variant pineapple --hands 1000 --rounds 2 --centered --ridge 10 --write
+    python -m bench.fit_value --variant ofc --hands 800 --rounds 2 --centered --ridge 10 --write
 
 Needs numpy (installed with matplotlib); the engine itself only reads the weights.
 """

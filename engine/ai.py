@@ -24,12 +24,14 @@ that completes the board is chosen exactly.
 *Learned value.*  Random fills misjudge what a player who routes cards can make (fouls are far
 rarer, fantasyland draws and the bottom row worth more), so for the rules it was fitted on the
 policy uses a learned value instead of ``Q``: per stage (free slots left), a linear function of
-``Q``, its parts (each row's worth, the foul chances) and row features (a lone Q/K/A or the pair
+``Q``, its parts (each row's worth, the foul chances), row features (a lone Q/K/A or the pair
 made on top, flush and straight draws, made hands, free slots; ``BOARD_FEATURES``,
-``ROW_FEATURES``), fitted by
-``python -m bench.fit_value`` on the Monte Carlo values of *every* examined candidate move (not
-only the chosen one: no selection bias), in rounds of policy improvement.  Weights in
-``engine.ai_values``; ``AIConfig(learned=False)`` turns it off.
+``ROW_FEATURES``) and products of them (``QUADRATIC_TERMS``: within a row, a foul chance times
+a row's features, two rows' worths), fitted by ``python -m bench.fit_value`` on the Monte Carlo
+values of *every* examined candidate move (not only the chosen one: no selection bias), on the
+differences within a decision, in rounds of policy improvement.  What depends on one row is
+memoised per row state, so it costs about what ``Q`` costs.  Weights in ``engine.ai_values``;
+``AIConfig(learned=False)`` turns it off.
 
 *Exact finish.*  A finished board is scored against every opponent: its royalties, fantasyland,
 and the row points and scoop against what is visible of that opponent (a complete row exactly, a
