@@ -133,14 +133,16 @@ class AIConfig:
     """Random fills per abstract row (the rollout policy's row distributions)."""
     equity_weight: float = 1.0
     """Static value: weight of a row's expected points against a typical row."""
-    foul_extra: float = 10.0
+    foul_extra: float = 20.0
     """Risk aversion: points a foul costs beyond the rows and scoop, per opponent that may not
     foul (it stands for what a foul also loses: fantasyland chances, the royalties the rows
-    were worth).  With the learned value the rollouts chase fantasyland and royalties much
-    harder, so pineapple needs more: at 100 simulations, self-play fouls 14.0% with 3, 13.2%
-    with 5, 11.8% with 7, 9.2% with 10 (400 boards each, ``python -m bench.ai --level normal
-    --variant pineapple --match self --hands 100 --sims 100 --config foul_extra=10``); against
-    random in sessions of 8 (30 paired deals) 10 costs -0.44 +- 0.36 points/hand against 3."""
+    were worth).  The better the learned value, the harder the rollouts chase fantasyland and
+    royalties, so pineapple needs more: with the first learned value, at 100 simulations,
+    self-play fouls 14.0% with 3, 13.2% with 5, 11.8% with 7, 9.2% with 10 (400 boards each,
+    ``python -m bench.ai --level normal --variant pineapple --match self --hands 100 --sims 100
+    --config foul_extra=10``); with the value with products, strong self-play fouls 15.0% with
+    10, 13.1% with 15, 11.2% with 20 (160 boards each, ``python -m bench.ai --level strong
+    --variant pineapple --match self --hands 40 --config foul_extra=20``)."""
     ofc_foul_extra: float = 5.0
     """``foul_extra`` in classic ofc (every card must be placed, so a foul is harder to avoid
     late).  Against the default AI with 3 (400 paired deals, 100 simulations): 4 -0.07 +- 0.05,
