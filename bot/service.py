@@ -56,7 +56,9 @@ class Stale(ServiceError):
 class Notifier(Protocol):
     async def table_changed(self, table: TableState) -> None: ...
 
-    async def turn_started(self, table: TableState, seats: list[int]) -> None: ...
+    async def turn_started(
+        self, table: TableState, seats: list[int], requirement: Requirement | None
+    ) -> None: ...
 
     async def fantasyland_dealt(self, table: TableState, seat_no: int) -> None: ...
 
@@ -69,7 +71,9 @@ class NullNotifier:
     async def table_changed(self, table: TableState) -> None:
         return None
 
-    async def turn_started(self, table: TableState, seats: list[int]) -> None:
+    async def turn_started(
+        self, table: TableState, seats: list[int], requirement: Requirement | None
+    ) -> None:
         return None
 
     async def fantasyland_dealt(self, table: TableState, seat_no: int) -> None:
@@ -100,8 +104,10 @@ class SafeNotifier:
     async def table_changed(self, table: TableState) -> None:
         await self._call("table_changed", table)
 
-    async def turn_started(self, table: TableState, seats: list[int]) -> None:
-        await self._call("turn_started", table, seats)
+    async def turn_started(
+        self, table: TableState, seats: list[int], requirement: Requirement | None
+    ) -> None:
+        await self._call("turn_started", table, seats, requirement)
 
     async def fantasyland_dealt(self, table: TableState, seat_no: int) -> None:
         await self._call("fantasyland_dealt", table, seat_no)
@@ -747,23 +753,28 @@ class TableService:
                     fantasyland.append(t.hand_seats[hs])
         return self._send_news(t, fantasyland, self._to_ping(t))
 
-    def _to_ping(self, t: TableState) -> list[int]:
-        """Seat numbers of the humans whose turn it is (not fantasyland sets)."""
+    def _to_ping(self, t: TableState) -> tuple[list[int], Requirement | None]:
+        """Seat numbers of the humans whose turn it is (not fantasyland sets), and what the
+        first of them must do, decided now (the ping may be sent after the table moved on)."""
         if t.hand is None or t.hand.is_over:
-            return []
+            return [], None
         humans = []
         for hs in t.hand.to_act():
             seat = t.seat_by_no(t.hand_seats[hs])
             if seat is not None and not seat.is_bot and not t.hand.fantasyland[hs]:
                 humans.append(t.hand_seats[hs])
-        return humans
+        first = t.hand_seat_of(humans[0]) if humans else None
+        return humans, t.hand.requirement(first) if first is not None else None
 
-    async def _send_news(self, t: TableState, fantasyland: list[int], ping: list[int]) -> None:
+    async def _send_news(
+        self, t: TableState, fantasyland: list[int],
+        ping: tuple[list[int], Requirement | None],
+    ) -> None:
         await self.notifier.table_changed(t)
         for seat_no in fantasyland:
             await self.notifier.fantasyland_dealt(t, seat_no)
-        if ping:
-            await self.notifier.turn_started(t, ping)
+        if ping[0]:
+            await self.notifier.turn_started(t, *ping)
 
     def _state_json(self, t: TableState) -> dict[str, Any]:
         assert t.hand is not None
@@ -825,7 +836,7 @@ class TableService:
         """The messages after an action (the table edit; a ping when the turn moved), decided
         now."""
         moved = t.hand is not None and not t.hand.is_over and t.hand.turn != before_turn
-        return self._send_news(t, [], self._to_ping(t) if moved else [])
+        return self._send_news(t, [], self._to_ping(t) if moved else ([], None))
 
     # ------------------------------------------------------------------ player actions
     async def place_text(self, channel_id: int, user_id: int, text: str) -> PlaceResult:

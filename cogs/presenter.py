@@ -13,6 +13,7 @@ import discord
 from bot.service import PanelState, ShowdownResult, TableState
 from engine import Board
 from engine.cards import cards_from_json
+from engine.hand import Requirement
 from renderer import (
     HandView,
     SeatView,
@@ -227,7 +228,11 @@ class Presenter:
         await self.bot.service.set_message_id(t, msg.id)  # type: ignore[union-attr]
         return msg
 
-    async def turn_started(self, t: TableState, seats: list[int]) -> None:
+    async def turn_started(
+        self, t: TableState, seats: list[int], requirement: Requirement | None
+    ) -> None:
+        """The ping says what ``requirement`` (decided when the turn moved) asks, not what the
+        table asks when the message is sent."""
         from .views import open_panel_view
 
         mentions = []
@@ -237,10 +242,8 @@ class Presenter:
                 mentions.append(f"<@{seat.user_id}>")
         if not mentions or t.hand is None:
             return
-        hs = t.hand_seat_of(seats[0])
-        req = t.hand.requirement(hs) if hs is not None else None
-        what = req.describe().lower() if req else "your move"
-        seconds = t.rules.set_timer if req and req.is_set else t.rules.timer
+        what = requirement.describe().lower() if requirement else "your move"
+        seconds = t.rules.set_timer if requirement and requirement.is_set else t.rules.timer
         await self.channel(t).send(
             f"🎯 {', '.join(mentions)}: your turn — {what} ({seconds} s). "
             "Press **Open my panel** or use `/ofc place`.",

@@ -25,7 +25,7 @@ class Recorder:
     async def table_changed(self, t: Any) -> None:
         self.events.append(("table", t.id))
 
-    async def turn_started(self, t: Any, seats: list[int]) -> None:
+    async def turn_started(self, t: Any, seats: list[int], requirement: Any) -> None:
         self.events.append(("turn", seats))
 
     async def fantasyland_dealt(self, t: Any, seat_no: int) -> None:

@@ -54,13 +54,47 @@ async def test_a_showdown_message_that_fails_does_not_stop_the_table() -> None:
     await store.close()
 
 
+async def test_a_late_turn_ping_says_what_was_asked_when_the_turn_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ping sent late (a rate-limited channel) describes the step that started the turn, not
+    whatever the table asks by the time it is sent."""
+    monkeypatch.setattr(service_module, "NOTIFY_WAIT", 0.05)
+    pings: list[tuple[list[int], Any]] = []
+
+    class Late(Recorder):
+        async def turn_started(self, t: Any, seats: list[int], requirement: Any) -> None:
+            await asyncio.sleep(0.4)
+            pings.append((seats, requirement))
+
+    store = await Store.open(":memory:")
+    svc = TableService(store, Late(), seed_factory=lambda: "r2")
+    await _seated_pair(svc, "pineapple")
+    await svc.start(CH, ALICE)
+    user, text = _a_move_text(svc)
+    await svc.place_text(CH, user, text)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    second = t.hand.to_act()[0]
+    asked = t.hand.requirement(second)
+    assert asked is not None and asked.place == 5
+    user, text = _a_move_text(svc)
+    await svc.place_text(CH, user, text)  # the table moves on before that ping is sent
+    assert t.hand.requirement(second) is None
+    await until(lambda: len(pings) >= 3)
+    late = [req for seats, req in pings if seats == [t.hand_seats[second]]]
+    assert late == [asked]
+    await svc.shutdown()
+    await store.close()
+
+
 async def test_slow_or_failing_turn_messages_never_delay_or_misreport_a_move(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(service_module, "NOTIFY_WAIT", 0.2)
 
     class RateLimited(Recorder):
-        async def turn_started(self, t: Any, seats: list[int]) -> None:
+        async def turn_started(self, t: Any, seats: list[int], requirement: Any) -> None:
             await asyncio.sleep(3.5)  # a 429 with retry_after 3.5 s
 
     store = await Store.open(":memory:")
@@ -77,7 +111,7 @@ async def test_slow_or_failing_turn_messages_never_delay_or_misreport_a_move(
     await store.close()
 
     class Broken(Recorder):
-        async def turn_started(self, t: Any, seats: list[int]) -> None:
+        async def turn_started(self, t: Any, seats: list[int], requirement: Any) -> None:
             raise RuntimeError("500 Internal Server Error")
 
     store = await Store.open(":memory:")
