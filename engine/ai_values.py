@@ -2,8 +2,9 @@
 do not edit by hand).
 
 Per variant and stage (free slots left on the board): the weights of
-``engine.ai.BOARD_FEATURES`` followed by the top's, middle's and bottom's
-``ROW_FEATURES``.  ``FIT_NOTES`` says how each variant was fitted.
+``engine.ai.quadratic_features``: ``engine.ai.BOARD_FEATURES``, the top's, middle's
+and bottom's ``ROW_FEATURES``, then the products ``QUADRATIC_TERMS``.
+``FIT_NOTES`` says how each variant was fitted.
 """
 
 FIT_NOTES: dict[str, str] = {
