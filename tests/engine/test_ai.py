@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine import DECK, Board, Card, Hand, Rules, parse_cards
+from engine import DECK, Board, Card, Hand, Rules, ai, parse_cards
 from engine.ai import (
     LEVELS,
     analyse,
@@ -277,6 +277,22 @@ def test_time_budget_is_respected() -> None:
     t = time.perf_counter()
     choose_move(hand, seat, "normal", budget=0.1)
     assert time.perf_counter() - t < 0.8
+
+
+def test_the_field_is_first_halved_after_32_simulations_each() -> None:
+    assert ai._FIRST_CHECKPOINT == 32
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="halving")
+    seat = hand.to_act()[0]
+    before = analyse(hand, seat, "strong", rng=random.Random(3), simulations=31)
+    assert len(before) == 24 and {c.simulations for c in before} == {31}
+    after = analyse(hand, seat, "strong", rng=random.Random(3), simulations=40)
+    assert len(after) == 24
+    survivors = [c for c in after if c.simulations == 40]
+    assert 1 <= len(survivors) <= 12
+    assert all(c.simulations == 32 for c in after if c.simulations != 40)
+    # the leader after the first 32 futures (the same futures for every move) survives
+    first = analyse(hand, seat, "strong", rng=random.Random(3), simulations=32)
+    assert max(first, key=lambda c: c.value).move in {c.move for c in survivors}
 
 
 def test_static_value_sees_a_foul_coming() -> None:
