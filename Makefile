@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run play test lint bench bench-ai gallery clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py engine/_fastai.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -87,6 +87,11 @@ from .evaluator import (
 )
 from .rules import Rules
 
+try:  # the compiled twin of the rollouts (setup.py builds it; optional)
+    from . import _fastai
+except ImportError:  # pragma: no cover - the Python rollouts do the same, slower
+    _fastai = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from .hand import Hand, Requirement
 
@@ -172,6 +177,14 @@ DEFAULT_CONFIG = AIConfig()
 _VALUES = value_table()
 _SUIT_PART = (1 << RANK_SHIFT) - 1
 _FULL = (3, 5, 5)
+
+if _fastai is not None:
+    _fastai.load_values(_VALUES, MASK)
+
+COMPILED = _fastai is not None
+"""Whether the search runs its rollouts in C (``engine._fastai``).  The compiled rollouts
+compute exactly what the Python ones compute (tests/engine/test_fastai.py), only faster;
+setting this to False (tests do) runs the Python rollouts."""
 
 # Final row values (top, middle, bottom) of boards that did not foul, measured in AI self-play:
 # 48 quantiles each, ascending.  A row's expected points against a typical opponent row is
@@ -465,6 +478,34 @@ class _Model:
         self._lock = threading.Lock()
         self.learned = _learned_weights(rules, config)
         self._stages = {k: _Stage(w, self.loss) for k, w in (self.learned or {}).items()}
+        self._core: Any = None
+
+    # -- the compiled twin ----------------------------------------------------------------------
+    def core(self) -> Any:
+        """The compiled rollouts' tables for this model (``engine._fastai.Core``)."""
+        if self._core is None:
+            stages = sorted(self._stages.items())
+            spec = [(k, st.w0, st.pc, st.pp, st.p1c, st.p2c, st.board) for k, st in stages]
+            self._core = _fastai.Core(
+                row_id=self._row_id, row_info=self._row_info, strict=self.strict,
+                loss=self.loss, stages=spec, tables=self.tables,
+            )
+        return self._core
+
+    def _row_id(self, r: int, s: int) -> int:
+        return self.row(r, s).id
+
+    def _row_info(
+        self, r: int, s: int
+    ) -> tuple[int, float, tuple[int, ...], tuple[tuple[float, ...], ...] | None]:
+        """What the compiled core keeps of a row state: free slots, mean worth, the values
+        it reaches, and the learned value's per-row parts for every stage (in stage order)."""
+        row = self.row(r, s)
+        parts = None
+        if self._stages:
+            parts = tuple(st.parts.get(row.id) or st.part(r, row)
+                          for _, st in sorted(self._stages.items()))
+        return row.free, row.mean, row.dist, parts
 
     # -- per value -----------------------------------------------------------------------------
     def royalty(self, row: int, v: int) -> int:
@@ -707,6 +748,25 @@ class _Context:
         )
         self.scoop = float(self.rules.scoop_bonus)
         self.overall = float(self.rules.overall_bonus)
+        self._fast: Any = None
+
+    def fast(self) -> Any:
+        """This decision in the compiled core (``engine._fastai.Ctx``): the same ``final`` and
+        rollouts, and the sampling loop of the search."""
+        if self._fast is None:
+            model, rules = self.model, self.rules
+            self._fast = _fastai.Ctx(
+                core=model.core(),
+                opponents=[(o.q, tuple(-1 if e is None else e for e in o.exact), o.lower)
+                           for o in self.opponents],
+                royal=model.royal, has_fl=rules.has_fantasyland, ofc=rules.variant == "ofc",
+                progressive=rules.progressive,
+                fl_values=[model.config.fantasyland_value(k) for k in range(32)],
+                moon=rules.shoot_the_moon, moon_points=float(rules.shoot_the_moon_points),
+                scoop=self.scoop, overall=self.overall, foul_value=self.foul_value,
+                loss=model.loss, strict=model.strict,
+            )
+        return self._fast
 
     def final(self, vt: int, vm: int, vb: int) -> tuple[float, int, int, int]:
         """(value, fouled 0/1, royalties, fantasyland cards) of a finished board."""
@@ -1018,27 +1078,82 @@ def analyse(
     unseen = [c for c in DECK if c not in seen]
     free = sum(afters[0][3:])
     spec = hand.spec
-    if spec.street_deal == spec.street_keep:
-        need = free
-        roll = ctx.rollout_single
-    else:
-        need = free // spec.street_keep * spec.street_deal
-        roll = ctx.rollout_pineapple
+    pineapple = spec.street_deal != spec.street_keep
+    need = free // spec.street_keep * spec.street_deal if pineapple else free
     need = min(need, len(unseen))
+    batch = (_compiled_batch(ctx, unseen, need, rng, pineapple) if COMPILED
+             else _python_batch(ctx, unseen, need, rng, pineapple))
     return _simulate(
         [moves[i] for i in order], [afters[i] for i in order], [statics[i] for i in order],
-        roll, unseen, need, rng, None if budget is None else start + _SAFETY * budget, simulations,
+        batch, None if budget is None else start + _SAFETY * budget, simulations,
     )
+
+
+_After = tuple[int, int, int, int, int, int]
+_Batch = Any
+"""``batch(afters, rounds, budget, min_rounds) -> (rounds done, values per candidate, fouls,
+royalties, fantasylands)``: every candidate played on the same sampled futures, round after
+round; with a ``budget`` (seconds) it stops before a round would pass it (once ``min_rounds``
+are done)."""
+
+
+def _python_batch(
+    ctx: _Context, unseen: list[Card], need: int, rng: random.Random, pineapple: bool
+) -> _Batch:
+    roll = ctx.rollout_pineapple if pineapple else ctx.rollout_single
+
+    def batch(
+        afters: list[_After], rounds: int, budget: float | None, min_rounds: int
+    ) -> tuple[int, list[list[float]], list[int], list[int], list[int]]:
+        values: list[list[float]] = [[] for _ in afters]
+        fouls = [0] * len(afters)
+        roys = [0] * len(afters)
+        fls = [0] * len(afters)
+        start = last = time.perf_counter()
+        done = 0
+        for r in range(rounds):
+            if budget is not None and r >= min_rounds and r > 0:
+                now = time.perf_counter()
+                # stop before a round (as long as the last one) would pass the budget
+                if (now - start) + (now - last) >= budget:
+                    break
+                last = now
+            future = rng.sample(unseen, need)
+            for k, a in enumerate(afters):
+                v, foul, roy, flc = roll(a[0], a[1], a[2], a[3], a[4], a[5], future)
+                values[k].append(v)
+                fouls[k] += foul
+                roys[k] += roy
+                if flc:
+                    fls[k] += 1
+            done += 1
+        return done, values, fouls, roys, fls
+
+    return batch
+
+
+def _compiled_batch(
+    ctx: _Context, unseen: list[Card], need: int, rng: random.Random, pineapple: bool
+) -> _Batch:
+    fast = ctx.fast()
+
+    def batch(
+        afters: list[_After], rounds: int, budget: float | None, min_rounds: int
+    ) -> tuple[int, list[list[float]], list[int], list[int], list[int]]:
+        out: tuple[int, list[list[float]], list[int], list[int], list[int]] = fast.simulate(
+            afters, unseen, need, rounds, rng.getrandbits(64), pineapple,
+            0.0 if budget is None else max(budget, 1e-9), min_rounds,
+        )
+        return out
+
+    return batch
 
 
 def _simulate(
     moves: list[Move],
-    afters: list[tuple[int, int, int, int, int, int]],
+    afters: list[_After],
     statics: list[float],
-    roll: Any,
-    unseen: list[Card],
-    need: int,
-    rng: random.Random,
+    batch: _Batch,
     deadline: float | None,
     simulations: int | None,
 ) -> list[Candidate]:
@@ -1051,27 +1166,26 @@ def _simulate(
     limit = simulations if simulations is not None else 1 << 30
     rounds = 0
     checkpoint = _FIRST_CHECKPOINT
-    last = time.perf_counter()
     while rounds < limit and len(alive) > 1:
-        if deadline is not None and rounds >= 4:
-            now = time.perf_counter()
-            # stop before a round (as long as the last one) would pass the deadline
-            if now + (now - last) >= deadline:
+        want = min(limit, checkpoint) - rounds
+        budget = None
+        if deadline is not None:
+            budget = deadline - time.perf_counter()
+            if rounds >= 4 and budget <= 0:
                 break
-            last = now
-        future = rng.sample(unseen, need)
-        for i in alive:
-            a = afters[i]
-            v, foul, roy, flc = roll(a[0], a[1], a[2], a[3], a[4], a[5], future)
-            values[i].append(v)
-            fouls[i] += foul
-            roys[i] += roy
-            if flc:
-                fls[i] += 1
-        rounds += 1
+        done, vals, fo, ro, fl = batch([afters[i] for i in alive], want, budget,
+                                       max(0, 4 - rounds))
+        for k, i in enumerate(alive):
+            values[i] += vals[k]
+            fouls[i] += fo[k]
+            roys[i] += ro[k]
+            fls[i] += fl[k]
+        rounds += done
         if rounds == checkpoint:
             checkpoint *= 2
             alive = _prune(alive, values, rounds)
+        elif done < want:  # the budget ran out
+            break
     out = []
     for i in range(n):
         k = len(values[i])

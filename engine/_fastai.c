@@ -1,0 +1,1309 @@
+/* engine._fastai: the AI's rollouts in C.
+ *
+ * A compiled twin of the rollout machinery in engine/ai.py (_Model.qi, _Context.final,
+ * _Context.rollout_single / rollout_pineapple) plus the sampling loop of the Monte Carlo
+ * search.  It computes exactly what the Python code computes (the same formulas in the same
+ * order, in double precision, without contraction), so a decision is the same whichever runs;
+ * tests/engine/test_fastai.py checks this on many positions.
+ *
+ * What a row state is worth (its random-fill distribution, mean worth and the learned value's
+ * per-row parts) is still decided in Python: on the first sight of a row state the core calls
+ * back the model (``row_id(r, s)`` and ``row_info(r, s)``) and keeps the answer.  Everything the
+ * rollouts do per card (row look-ups, foul chances, the value, the exact score of a finished
+ * board) runs here.  The core never releases the GIL: Python threads that share a model are
+ * serialised by it, and no pointer into a table is held across a call back into Python.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#define MEMO_CAP 400000
+#define MAX_STAGES 16
+#define MAX_OPP 3
+#define MAX_DIST 4096
+#define CATEGORY_SHIFT 20
+#define HIGH_CARD 0
+#define PAIR 1
+#define TRIPS 3
+#define STRAIGHT 4
+#define FLUSH 5
+#define FULL_HOUSE 6
+#define QUADS 7
+#define STRAIGHT_FLUSH 8
+
+/* ---------------------------------------------------------------------------------------------
+ * An open-addressing hash map: uint64 key -> 16-byte value.  Key 0 marks an empty slot, so
+ * keys are stored plus one (every key used here is below 2^63).
+ */
+typedef struct {
+    double d;
+    int32_t a;
+    int32_t b;
+} Val;
+
+typedef struct {
+    uint64_t *keys;
+    Val *vals;
+    size_t cap; /* a power of two */
+    size_t n;
+} Map;
+
+static inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int map_init(Map *m, size_t cap) {
+    m->keys = (uint64_t *)calloc(cap, sizeof(uint64_t));
+    m->vals = (Val *)malloc(cap * sizeof(Val));
+    m->cap = cap;
+    m->n = 0;
+    if (!m->keys || !m->vals) {
+        free(m->keys);
+        free(m->vals);
+        m->keys = NULL;
+        m->vals = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void map_free(Map *m) {
+    free(m->keys);
+    free(m->vals);
+    m->keys = NULL;
+    m->vals = NULL;
+    m->cap = m->n = 0;
+}
+
+static inline Val *map_get(const Map *m, uint64_t key) {
+    uint64_t k = key + 1;
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)mix64(k) & mask;
+    for (;;) {
+        uint64_t here = m->keys[i];
+        if (here == k) return &m->vals[i];
+        if (here == 0) return NULL;
+        i = (i + 1) & mask;
+    }
+}
+
+static int map_grow(Map *m) {
+    Map bigger;
+    if (map_init(&bigger, m->cap * 2) < 0) return -1;
+    size_t mask = bigger.cap - 1;
+    for (size_t j = 0; j < m->cap; j++) {
+        uint64_t k = m->keys[j];
+        if (!k) continue;
+        size_t i = (size_t)mix64(k) & mask;
+        while (bigger.keys[i]) i = (i + 1) & mask;
+        bigger.keys[i] = k;
+        bigger.vals[i] = m->vals[j];
+    }
+    bigger.n = m->n;
+    map_free(m);
+    *m = bigger;
+    return 0;
+}
+
+static void map_clear(Map *m) {
+    memset(m->keys, 0, m->cap * sizeof(uint64_t));
+    m->n = 0;
+}
+
+/* Insert (or overwrite).  Like the Python memos, a map is emptied when it reaches MEMO_CAP. */
+static int map_put(Map *m, uint64_t key, Val v) {
+    if (m->n >= MEMO_CAP) map_clear(m);
+    if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
+    uint64_t k = key + 1;
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)mix64(k) & mask;
+    while (m->keys[i] && m->keys[i] != k) i = (i + 1) & mask;
+    if (!m->keys[i]) {
+        m->keys[i] = k;
+        m->n++;
+    }
+    m->vals[i] = v;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Hand values of complete rows: the evaluator's table (key = card sum & MASK), loaded once.
+ */
+static Map VALUES;
+static int values_loaded = 0;
+static uint64_t VALUE_MASK = 0;
+
+static inline int32_t value_of(uint64_t s) {
+    Val *v = map_get(&VALUES, s & VALUE_MASK);
+    return v ? v->a : -1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Small xoshiro256** generator for the sampled futures (seeded from Python's rng).
+ */
+typedef struct {
+    uint64_t s[4];
+} Rng;
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static void rng_seed(Rng *r, uint64_t seed) {
+    for (int i = 0; i < 4; i++) {
+        seed += 0x9e3779b97f4a7c15ULL;
+        uint64_t z = seed;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        r->s[i] = z ^ (z >> 31);
+    }
+}
+
+static inline uint64_t rng_next(Rng *r) {
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+/* uniform in [0, n) without modulo bias (Lemire) */
+static inline uint32_t rng_below(Rng *r, uint32_t n) {
+    uint64_t m = (uint64_t)(uint32_t)(rng_next(r) >> 32) * n;
+    uint32_t low = (uint32_t)m;
+    if (low < n) {
+        uint32_t t = (uint32_t)(-n) % n;
+        while (low < t) {
+            m = (uint64_t)(uint32_t)(rng_next(r) >> 32) * n;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* the first `need` cards of a partial Fisher-Yates shuffle of pool (pool is permuted) */
+static void rng_sample(Rng *r, uint64_t *pool, int n, int need, uint64_t *out) {
+    for (int i = 0; i < need; i++) {
+        int j = i + (int)rng_below(r, (uint32_t)(n - i));
+        uint64_t t = pool[i];
+        pool[i] = pool[j];
+        pool[j] = t;
+        out[i] = pool[i];
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Core: the per-model tables (one per engine.ai._Model).
+ */
+typedef struct {
+    int registered;
+    int free;
+    double mean;
+    int ndist;
+    int32_t *dist;   /* sorted values the row reaches */
+    double *parts;   /* nstages * 5: the learned value's per-row parts */
+} RowRec;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *row_id;   /* callable (r, s) -> abstract row id */
+    PyObject *row_info; /* callable (r, s) -> (free, mean, dist, parts or None) */
+    int strict;
+    double loss;
+    int nstages;
+    int stage_index[MAX_STAGES]; /* stage (free slots) -> index, -1 when none */
+    double w0[MAX_STAGES], pc[MAX_STAGES], pp[MAX_STAGES], p1c[MAX_STAGES], p2c[MAX_STAGES];
+    double board[MAX_STAGES][6];
+    Map rows[3];       /* row state s -> abstract id (in .a) */
+    Map ptm, pmb;      /* (id << 24 | id) -> foul chance */
+    RowRec *recs;
+    size_t nrecs;
+    int32_t tables[3][64]; /* quantile tables of final row values */
+    int ntable[3];
+} Core;
+
+static PyTypeObject CoreType;
+
+static int core_reserve(Core *c, size_t id) {
+    if (id < c->nrecs) return 0;
+    size_t n = c->nrecs ? c->nrecs : 1024;
+    while (n <= id) n *= 2;
+    RowRec *recs = (RowRec *)realloc(c->recs, n * sizeof(RowRec));
+    if (!recs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(recs + c->nrecs, 0, (n - c->nrecs) * sizeof(RowRec));
+    c->recs = recs;
+    c->nrecs = n;
+    return 0;
+}
+
+static int core_register(Core *c, int r, uint64_t s, long id) {
+    PyObject *info = PyObject_CallFunction(c->row_info, "iK", r, (unsigned long long)s);
+    if (!info) return -1;
+    int free_slots;
+    double mean;
+    PyObject *dist, *parts;
+    if (!PyTuple_Check(info)) {
+        Py_DECREF(info);
+        PyErr_SetString(PyExc_TypeError, "row_info must return a tuple");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(info, "idOO", &free_slots, &mean, &dist, &parts)) {
+        Py_DECREF(info);
+        return -1;
+    }
+    PyObject *dseq = PySequence_Fast(dist, "row dist must be a sequence");
+    if (!dseq) {
+        Py_DECREF(info);
+        return -1;
+    }
+    Py_ssize_t nd = PySequence_Fast_GET_SIZE(dseq);
+    int32_t *d = (int32_t *)malloc((size_t)(nd ? nd : 1) * sizeof(int32_t));
+    double *p = (double *)calloc((size_t)(c->nstages ? c->nstages : 1) * 5, sizeof(double));
+    if (!d || !p) {
+        free(d);
+        free(p);
+        Py_DECREF(dseq);
+        Py_DECREF(info);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        d[i] = (int32_t)PyLong_AsLong(PySequence_Fast_GET_ITEM(dseq, i));
+    }
+    Py_DECREF(dseq);
+    if (parts != Py_None) {
+        PyObject *pseq = PySequence_Fast(parts, "row parts must be a sequence");
+        if (!pseq || PySequence_Fast_GET_SIZE(pseq) != c->nstages) {
+            if (pseq) {
+                Py_DECREF(pseq);
+                PyErr_SetString(PyExc_ValueError, "row parts: one tuple per stage expected");
+            }
+            free(d);
+            free(p);
+            Py_DECREF(info);
+            return -1;
+        }
+        for (int k = 0; k < c->nstages; k++) {
+            PyObject *one = PySequence_Fast_GET_ITEM(pseq, k);
+            if (!PyTuple_Check(one)) PyErr_SetString(PyExc_TypeError, "row parts are tuples");
+            if (PyErr_Occurred() || !PyArg_ParseTuple(one, "ddddd", &p[k * 5], &p[k * 5 + 1], &p[k * 5 + 2],
+                                  &p[k * 5 + 3], &p[k * 5 + 4])) {
+                Py_DECREF(pseq);
+                free(d);
+                free(p);
+                Py_DECREF(info);
+                return -1;
+            }
+        }
+        Py_DECREF(pseq);
+    }
+    Py_DECREF(info);
+    if (PyErr_Occurred()) {
+        free(d);
+        free(p);
+        return -1;
+    }
+    /* the call back ran Python: another thread may have registered the row meanwhile */
+    if (core_reserve(c, (size_t)id) < 0) {
+        free(d);
+        free(p);
+        return -1;
+    }
+    RowRec *rec = &c->recs[id];
+    if (rec->registered) {
+        free(d);
+        free(p);
+        return 0;
+    }
+    rec->free = free_slots;
+    rec->mean = mean;
+    rec->ndist = (int)nd;
+    rec->dist = d;
+    rec->parts = p;
+    rec->registered = 1;
+    return 0;
+}
+
+/* abstract id of row r in state s (calls back into Python on the first sight); -1 on error */
+static long core_row(Core *c, int r, uint64_t s) {
+    Val *v = map_get(&c->rows[r], s);
+    if (v) return v->a;
+    PyObject *res = PyObject_CallFunction(c->row_id, "iK", r, (unsigned long long)s);
+    if (!res) return -1;
+    long id = PyLong_AsLong(res);
+    Py_DECREF(res);
+    if (id < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "row ids are positive");
+        return -1;
+    }
+    if ((size_t)id >= c->nrecs || !c->recs[id].registered) {
+        if (core_register(c, r, s, id) < 0) return -1;
+    }
+    Val nv = {0.0, (int32_t)id, 0};
+    if (map_put(&c->rows[r], s, nv) < 0) return -1;
+    return id;
+}
+
+static inline size_t bisect_left32(const int32_t *a, int n, int32_t x) {
+    size_t lo = 0, hi = (size_t)n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static inline size_t bisect_right32(const int32_t *a, int n, int32_t x) {
+    size_t lo = 0, hi = (size_t)n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (x < a[mid]) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+static inline int32_t top_compare_mask(int32_t top) {
+    int cat = top >> CATEGORY_SHIFT;
+    if (cat == PAIR) return ~0xFFF;
+    if (cat == TRIPS) return ~0xFFFF;
+    return ~0xFF;
+}
+
+static int cmp32(const void *x, const void *y) {
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static double core_ptm(Core *c, long a, long b) {
+    uint64_t key = (uint64_t)a << 24 | (uint64_t)b;
+    Val *v = map_get(&c->ptm, key);
+    if (v) return v->d;
+    RowRec *t = &c->recs[a], *m = &c->recs[b];
+    long long bad = 0;
+    if (c->strict) {
+        int32_t tr[MAX_DIST];
+        int nm = m->ndist < MAX_DIST ? m->ndist : MAX_DIST;
+        int32_t last_mask = 0;
+        int have = 0;
+        for (int i = 0; i < t->ndist; i++) {
+            int32_t x = t->dist[i];
+            int32_t keep = top_compare_mask(x);
+            if (!have || keep != last_mask) {
+                for (int j = 0; j < nm; j++) tr[j] = m->dist[j] & keep;
+                qsort(tr, (size_t)nm, sizeof(int32_t), cmp32);
+                last_mask = keep;
+                have = 1;
+            }
+            bad += (long long)bisect_right32(tr, nm, x);
+        }
+    } else {
+        for (int i = 0; i < t->ndist; i++) bad += (long long)bisect_left32(m->dist, m->ndist, t->dist[i]);
+    }
+    double p = (double)bad / (double)((long long)t->ndist * (long long)m->ndist);
+    Val nv = {p, 0, 0};
+    map_put(&c->ptm, key, nv);
+    return p;
+}
+
+static double core_pmb(Core *c, long a, long b) {
+    uint64_t key = (uint64_t)a << 24 | (uint64_t)b;
+    Val *v = map_get(&c->pmb, key);
+    if (v) return v->d;
+    RowRec *m = &c->recs[a], *bt = &c->recs[b];
+    long long bad = 0;
+    for (int i = 0; i < m->ndist; i++) bad += (long long)bisect_left32(bt->dist, bt->ndist, m->dist[i]);
+    double p = (double)bad / (double)((long long)m->ndist * (long long)bt->ndist);
+    Val nv = {p, 0, 0};
+    map_put(&c->pmb, key, nv);
+    return p;
+}
+
+/* _Model.qi: the rollout policy's value of a board from its rows' abstract ids */
+static double core_qi(Core *c, long a, long b, long d) {
+    double p1 = core_ptm(c, a, b);
+    double p2 = core_pmb(c, b, d);
+    double p = p1 + p2;
+    if (p > 1.0) p = 1.0;
+    RowRec *ra = &c->recs[a], *rb = &c->recs[b], *rc = &c->recs[d];
+    if (c->nstages) {
+        int stage = ra->free + rb->free + rc->free;
+        int k = stage < MAX_STAGES ? c->stage_index[stage] : -1;
+        if (k >= 0) {
+            const double *ga = ra->parts + k * 5, *gb = rb->parts + k * 5, *gc = rc->parts + k * 5;
+            const double *bd = c->board[k];
+            double ab = bd[0], ac = bd[1], bc = bd[2], q1 = bd[3], q2 = bd[4], q3 = bd[5];
+            double ma = ra->mean, mb = rb->mean, mc = rc->mean;
+            double v = c->w0[k] + ga[0];
+            v = v + gb[0];
+            v = v + gc[0];
+            v = v + (1.0 - p) * ((ga[1] + gb[1]) + gc[1]);
+            v = v + p * ((((c->pc[k] + c->pp[k] * p) + ga[2]) + gb[2]) + gc[2]);
+            v = v + p1 * (((((c->p1c[k] + q1 * p2) + q2 * p1) + ga[3]) + gb[3]) + gc[3]);
+            v = v + p2 * ((((c->p2c[k] + q3 * p2) + ga[4]) + gb[4]) + gc[4]);
+            v = v + ma * (ab * mb + ac * mc);
+            v = v + (bc * mb) * mc;
+            return v;
+        }
+    }
+    return (1.0 - p) * ((ra->mean + rb->mean) + rc->mean) - p * c->loss;
+}
+
+static void core_dealloc(Core *c) {
+    Py_XDECREF(c->row_id);
+    Py_XDECREF(c->row_info);
+    for (int r = 0; r < 3; r++) map_free(&c->rows[r]);
+    map_free(&c->ptm);
+    map_free(&c->pmb);
+    for (size_t i = 0; i < c->nrecs; i++) {
+        free(c->recs[i].dist);
+        free(c->recs[i].parts);
+    }
+    free(c->recs);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static int read_ints(PyObject *seq, int32_t *out, int cap, int *n) {
+    PyObject *fast = PySequence_Fast(seq, "a sequence of ints expected");
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > cap) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "sequence too long");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        out[i] = (int32_t)PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+    }
+    Py_DECREF(fast);
+    *n = (int)len;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* Core(row_id, row_info, strict, loss, stages, tables)
+ *   stages: sequence of (stage, w0, pc, pp, p1c, p2c, (6 board weights)) in the order of the
+ *   parts row_info returns; tables: three sequences of final row values (quantiles). */
+static int core_init(Core *c, PyObject *args, PyObject *kw) {
+    PyObject *row_id, *row_info, *stages, *tables;
+    int strict;
+    double loss;
+    static char *names[] = {"row_id", "row_info", "strict", "loss", "stages", "tables", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOpdOO", names, &row_id, &row_info, &strict,
+                                     &loss, &stages, &tables))
+        return -1;
+    if (!values_loaded) {
+        PyErr_SetString(PyExc_RuntimeError, "engine._fastai.load_values was not called");
+        return -1;
+    }
+    Py_INCREF(row_id);
+    Py_XSETREF(c->row_id, row_id);
+    Py_INCREF(row_info);
+    Py_XSETREF(c->row_info, row_info);
+    c->strict = strict;
+    c->loss = loss;
+    for (int i = 0; i < MAX_STAGES; i++) c->stage_index[i] = -1;
+    PyObject *st = PySequence_Fast(stages, "stages must be a sequence");
+    if (!st) return -1;
+    Py_ssize_t ns = PySequence_Fast_GET_SIZE(st);
+    if (ns > MAX_STAGES) {
+        Py_DECREF(st);
+        PyErr_SetString(PyExc_ValueError, "too many stages");
+        return -1;
+    }
+    c->nstages = (int)ns;
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        int stage;
+        double *bd = c->board[k];
+        PyObject *item = PySequence_Fast_GET_ITEM(st, k);
+        if (!PyTuple_Check(item)) {
+            Py_DECREF(st);
+            PyErr_SetString(PyExc_TypeError, "a stage is a tuple");
+            return -1;
+        }
+        if (!PyArg_ParseTuple(item, "iddddd(dddddd)", &stage, &c->w0[k],
+                              &c->pc[k], &c->pp[k], &c->p1c[k], &c->p2c[k], &bd[0], &bd[1],
+                              &bd[2], &bd[3], &bd[4], &bd[5])) {
+            Py_DECREF(st);
+            return -1;
+        }
+        if (stage < 0 || stage >= MAX_STAGES) {
+            Py_DECREF(st);
+            PyErr_SetString(PyExc_ValueError, "stage out of range");
+            return -1;
+        }
+        c->stage_index[stage] = (int)k;
+    }
+    Py_DECREF(st);
+    PyObject *tb = PySequence_Fast(tables, "tables must be a sequence");
+    if (!tb) return -1;
+    if (PySequence_Fast_GET_SIZE(tb) != 3) {
+        Py_DECREF(tb);
+        PyErr_SetString(PyExc_ValueError, "three quantile tables expected");
+        return -1;
+    }
+    for (int r = 0; r < 3; r++) {
+        if (read_ints(PySequence_Fast_GET_ITEM(tb, r), c->tables[r], 64, &c->ntable[r]) < 0) {
+            Py_DECREF(tb);
+            return -1;
+        }
+    }
+    Py_DECREF(tb);
+    for (int r = 0; r < 3; r++) {
+        if (!c->rows[r].keys && map_init(&c->rows[r], 1 << 14) < 0) return -1;
+    }
+    if (!c->ptm.keys && map_init(&c->ptm, 1 << 14) < 0) return -1;
+    if (!c->pmb.keys && map_init(&c->pmb, 1 << 14) < 0) return -1;
+    return 0;
+}
+
+static PyObject *core_qi_py(Core *c, PyObject *args) {
+    unsigned long long s0, s1, s2;
+    if (!PyArg_ParseTuple(args, "KKK", &s0, &s1, &s2)) return NULL;
+    long a = core_row(c, 0, s0);
+    if (a < 0) return NULL;
+    long b = core_row(c, 1, s1);
+    if (b < 0) return NULL;
+    long d = core_row(c, 2, s2);
+    if (d < 0) return NULL;
+    return PyFloat_FromDouble(core_qi(c, a, b, d));
+}
+
+static PyMethodDef core_methods[] = {
+    {"q", (PyCFunction)core_qi_py, METH_VARARGS,
+     "q(s0, s1, s2): the rollout policy's value of a board given by its row sums."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine._fastai.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The per-model tables of the compiled rollouts.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)core_init,
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_methods = core_methods,
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Ctx: one decision (the opponents as the seat sees them; exact scores of finished boards).
+ */
+typedef struct {
+    double q;
+    int32_t exact[3]; /* -1: the row is not complete */
+    int32_t lower[3];
+} Opp;
+
+typedef struct {
+    PyObject_HEAD
+    Core *core;
+    int nopp;
+    Opp opp[MAX_OPP];
+    int royal;
+    int has_fl;
+    int ofc;
+    int progressive;
+    double fl_value[32];
+    int moon;
+    double moon_points;
+    double scoop;
+    double overall;
+    double foul_value;
+    double loss;
+    int strict;
+    Map memo;
+    int error;
+} Ctx;
+
+static PyTypeObject CtxType;
+
+static inline int top_royalty(int32_t v) {
+    int cat = v >> CATEGORY_SHIFT, first = (v >> 16) & 15;
+    if (cat == TRIPS) return 10 + first - 2;
+    if (cat == PAIR) return first >= 6 ? first - 5 : 0;
+    return 0;
+}
+
+static inline int is_royal(int32_t v) {
+    return (v >> CATEGORY_SHIFT) == STRAIGHT_FLUSH && ((v >> 16) & 15) == 14;
+}
+
+static inline int middle_royalty(int32_t v) {
+    if (is_royal(v)) return 50;
+    switch (v >> CATEGORY_SHIFT) {
+    case TRIPS: return 2;
+    case STRAIGHT: return 4;
+    case FLUSH: return 8;
+    case FULL_HOUSE: return 12;
+    case QUADS: return 20;
+    case STRAIGHT_FLUSH: return 30;
+    default: return 0;
+    }
+}
+
+static inline int bottom_royalty(int32_t v) {
+    if (is_royal(v)) return 25;
+    switch (v >> CATEGORY_SHIFT) {
+    case STRAIGHT: return 2;
+    case FLUSH: return 4;
+    case FULL_HOUSE: return 6;
+    case QUADS: return 10;
+    case STRAIGHT_FLUSH: return 15;
+    default: return 0;
+    }
+}
+
+static inline int values_foul(int32_t t, int32_t m, int32_t b, int strict) {
+    if (m > b) return 1;
+    if (strict) {
+        int32_t truncated = m & top_compare_mask(t);
+        return t >= truncated; /* row_at_most(t, m) >= 0 */
+    }
+    return t > m;
+}
+
+static inline int fl_cards(const Ctx *x, int32_t top) {
+    if (!x->has_fl) return 0;
+    int cat = top >> CATEGORY_SHIFT, first = (top >> 16) & 15, level;
+    if (cat == TRIPS) level = 4;
+    else if (cat == PAIR && first >= 12) level = first - 11;
+    else return 0;
+    if (x->ofc) return 13;
+    if (!x->progressive) return 14;
+    return 13 + level;
+}
+
+static inline void win_lose(const Ctx *x, const Opp *o, int row, int32_t v, double *w, double *l) {
+    int32_t e = o->exact[row];
+    if (e >= 0) {
+        if (v > e) { *w = 1.0; *l = 0.0; }
+        else if (v < e) { *w = 0.0; *l = 1.0; }
+        else { *w = 0.0; *l = 0.0; }
+        return;
+    }
+    int32_t lb = o->lower[row];
+    const int32_t *table = x->core->tables[row];
+    int n = x->core->ntable[row];
+    long lo = (long)bisect_left32(table, n, lb);
+    long total = n - lo;
+    if (v < lb) { *w = 0.0; *l = 1.0; return; }
+    if (total == 0) { *w = 0.5; *l = 0.5; return; }
+    long br = (long)bisect_right32(table, n, v);
+    *w = (double)((long)bisect_left32(table, n, v) - lo) / (double)total;
+    *l = (double)(n - (br > lo ? br : lo)) / (double)total;
+}
+
+static double ctx_rows(const Ctx *x, const Opp *o, int32_t vt, int32_t vm, int32_t vb) {
+    double w0, l0, w1, l1, w2, l2;
+    win_lose(x, o, 0, vt, &w0, &l0);
+    win_lose(x, o, 1, vm, &w1, &l1);
+    win_lose(x, o, 2, vb, &w2, &l2);
+    double ev = w0 - l0;
+    ev = ev + w1;
+    ev = ev - l1;
+    ev = ev + w2;
+    ev = ev - l2;
+    if (x->scoop != 0.0) ev += x->scoop * ((w0 * w1) * w2 - (l0 * l1) * l2);
+    if (x->overall != 0.0) {
+        double probs[3][2] = {{w0, l0}, {w1, l1}, {w2, l2}};
+        double more = 0.0, less = 0.0;
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                for (int c = 0; c < 3; c++) {
+                    int outs[3] = {a, b, c};
+                    double p = 1.0;
+                    int net = 0;
+                    for (int k = 0; k < 3; k++) {
+                        double w = probs[k][0], lo = probs[k][1];
+                        if (outs[k] == 0) {
+                            p *= w;
+                            net += 1;
+                        } else if (outs[k] == 1) {
+                            p *= lo;
+                            net -= 1;
+                        } else {
+                            double tie = 1.0 - w - lo;
+                            p *= tie > 0.0 ? tie : 0.0;
+                        }
+                    }
+                    if (net > 0) more += p;
+                    else if (net < 0) less += p;
+                }
+        ev += x->overall * (more - less);
+    }
+    return ev;
+}
+
+typedef struct {
+    double v;
+    int foul, roy, flc;
+} Final;
+
+/* _Context.final: (value, fouled, royalties, fantasyland cards) of a finished board */
+static Final ctx_final(Ctx *x, int32_t vt, int32_t vm, int32_t vb) {
+    uint64_t key = (uint64_t)(vt >> 8) << 48 | (uint64_t)vm << 24 | (uint64_t)vb;
+    Val *hit = map_get(&x->memo, key);
+    Final out;
+    if (hit) {
+        out.v = hit->d;
+        out.foul = hit->a & 1;
+        out.roy = hit->a >> 1;
+        out.flc = hit->b;
+        return out;
+    }
+    if (values_foul(vt, vm, vb, x->strict)) {
+        out.v = x->foul_value;
+        out.foul = 1;
+        out.roy = 0;
+        out.flc = 0;
+    } else {
+        int roy = x->royal ? top_royalty(vt) + middle_royalty(vm) + bottom_royalty(vb) : 0;
+        int flc = fl_cards(x, vt);
+        double bonus = (double)roy + (flc > 0 ? x->fl_value[flc < 32 ? flc : 31] : 0.0);
+        if (x->moon && (vb >> CATEGORY_SHIFT) == HIGH_CARD && ((vb >> 16) & 15) <= 11)
+            bonus += x->moon_points;
+        double total = 0.0;
+        Opp deflt = {0.2, {-1, -1, -1}, {0, 0, 0}};
+        int n = x->nopp ? x->nopp : 1;
+        for (int i = 0; i < n; i++) {
+            const Opp *o = x->nopp ? &x->opp[i] : &deflt;
+            total += bonus + o->q * x->loss;
+            if (o->q < 1.0) total += (1.0 - o->q) * ctx_rows(x, o, vt, vm, vb);
+        }
+        out.v = total;
+        out.foul = 0;
+        out.roy = roy;
+        out.flc = flc;
+    }
+    Val nv = {out.v, out.foul | out.roy << 1, out.flc};
+    if (map_put(&x->memo, key, nv) < 0) x->error = 1;
+    return out;
+}
+
+static inline Final ctx_final_sums(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2) {
+    return ctx_final(x, value_of(s0), value_of(s1), value_of(s2));
+}
+
+#define ROW(r, s) core_row(core, (r), (s))
+#define CHECK(id) if ((id) < 0) { x->error = 1; Final bad = {0.0, 0, 0, 0}; return bad; }
+
+/* _Context.rollout_single: ofc, one card a street */
+static Final rollout_single(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2, int f0, int f1, int f2,
+                            const uint64_t *future) {
+    Core *core = x->core;
+    long a = ROW(0, s0); CHECK(a);
+    long b = ROW(1, s1); CHECK(b);
+    long c = ROW(2, s2); CHECK(c);
+    int k = 0;
+    int left = f0 + f1 + f2;
+    while (left > 1) {
+        uint64_t card = future[k++];
+        double best = -1e18, v;
+        int choice = -1;
+        long na = 0, nb = 0, nc = 0;
+        if (f0) {
+            na = ROW(0, s0 + card); CHECK(na);
+            best = core_qi(core, na, b, c);
+            choice = 0;
+        }
+        if (f1) {
+            nb = ROW(1, s1 + card); CHECK(nb);
+            v = core_qi(core, a, nb, c);
+            if (v > best || choice < 0) { best = v; choice = 1; }
+        }
+        if (f2) {
+            nc = ROW(2, s2 + card); CHECK(nc);
+            v = core_qi(core, a, b, nc);
+            if (v > best || choice < 0) choice = 2;
+        }
+        if (choice == 0) { s0 += card; f0--; a = na; }
+        else if (choice == 1) { s1 += card; f1--; b = nb; }
+        else { s2 += card; f2--; c = nc; }
+        left--;
+    }
+    if (left == 1) {
+        uint64_t card = future[k];
+        if (f0) s0 += card;
+        else if (f1) s1 += card;
+        else s2 += card;
+    }
+    return ctx_final_sums(x, s0, s1, s2);
+}
+
+/* _Context.rollout_pineapple: three cards a street, two kept */
+static Final rollout_pineapple(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2, int f0, int f1,
+                               int f2, const uint64_t *future) {
+    Core *core = x->core;
+    int k = 0;
+    while (f0 + f1 + f2 > 2) {
+        uint64_t cards[3] = {future[k], future[k + 1], future[k + 2]};
+        k += 3;
+        uint64_t s[3] = {s0, s1, s2};
+        int f[3] = {f0, f1, f2};
+        long base[3];
+        for (int r = 0; r < 3; r++) {
+            base[r] = ROW(r, s[r]); CHECK(base[r]);
+        }
+        int free1[3], n1 = 0, free2[3], n2 = 0;
+        for (int r = 0; r < 3; r++) {
+            if (f[r]) free1[n1++] = r;
+            if (f[r] >= 2) free2[n2++] = r;
+        }
+        long one[3][3]; /* [card][row] */
+        for (int ci = 0; ci < 3; ci++)
+            for (int t = 0; t < n1; t++) {
+                int r = free1[t];
+                one[ci][r] = ROW(r, s[r] + cards[ci]); CHECK(one[ci][r]);
+            }
+        double best = -1e18;
+        int mp = 0, mi = free1[0], mq = 1, mj = free1[n1 - 1];
+        static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+        for (int pi = 0; pi < 3; pi++) {
+            int p = pairs[pi][0], q = pairs[pi][1];
+            for (int t = 0; t < n2; t++) {
+                int r = free2[t];
+                long info = ROW(r, s[r] + cards[p] + cards[q]); CHECK(info);
+                long rows3[3] = {base[0], base[1], base[2]};
+                rows3[r] = info;
+                double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
+                if (v > best) { best = v; mp = p; mi = r; mq = q; mj = r; }
+            }
+            for (int ti = 0; ti < n1; ti++)
+                for (int tj = 0; tj < n1; tj++) {
+                    int i = free1[ti], j = free1[tj];
+                    if (i == j) continue;
+                    long rows3[3] = {base[0], base[1], base[2]};
+                    rows3[i] = one[p][i];
+                    rows3[j] = one[q][j];
+                    double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
+                    if (v > best) { best = v; mp = p; mi = i; mq = q; mj = j; }
+                }
+        }
+        uint64_t cp = cards[mp], cq = cards[mq];
+        if (mi == 0) { s0 += cp; f0--; } else if (mi == 1) { s1 += cp; f1--; } else { s2 += cp; f2--; }
+        if (mj == 0) { s0 += cq; f0--; } else if (mj == 1) { s1 += cq; f1--; } else { s2 += cq; f2--; }
+    }
+    /* the last street: two of three cards fill the board; choose exactly */
+    uint64_t x3[3] = {future[k], future[k + 1], future[k + 2]};
+    int rows[2], nr = 0;
+    for (int i = 0; i < f0 && nr < 2; i++) rows[nr++] = 0;
+    for (int i = 0; i < f1 && nr < 2; i++) rows[nr++] = 1;
+    for (int i = 0; i < f2 && nr < 2; i++) rows[nr++] = 2;
+    Final best_out = {0.0, 0, 0, 0};
+    int have = 0;
+    static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    for (int pi = 0; pi < 3; pi++) {
+        uint64_t a = x3[pairs[pi][0]], b = x3[pairs[pi][1]];
+        int orders = rows[0] != rows[1] ? 2 : 1;
+        for (int o = 0; o < orders; o++) {
+            uint64_t c = o ? b : a, d = o ? a : b;
+            uint64_t t3[3] = {s0, s1, s2};
+            t3[rows[0]] += c;
+            t3[rows[1]] += d;
+            Final out = ctx_final_sums(x, t3[0], t3[1], t3[2]);
+            if (!have || out.v > best_out.v) {
+                best_out = out;
+                have = 1;
+            }
+        }
+    }
+    return best_out;
+}
+
+static void ctx_dealloc(Ctx *x) {
+    Py_XDECREF((PyObject *)x->core);
+    map_free(&x->memo);
+    Py_TYPE(x)->tp_free((PyObject *)x);
+}
+
+/* Ctx(core, opponents, royal, has_fl, ofc, progressive, fl_values, moon, moon_points, scoop,
+ *     overall, foul_value, loss, strict)
+ *   opponents: sequence of (q, (exact x3, -1 for none), (lower x3)) */
+static int ctx_init(Ctx *x, PyObject *args, PyObject *kw) {
+    PyObject *core, *opps, *flv;
+    int royal, has_fl, ofc, progressive, moon, strict;
+    double moon_points, scoop, overall, foul_value, loss;
+    static char *names[] = {"core", "opponents", "royal", "has_fl", "ofc", "progressive",
+                            "fl_values", "moon", "moon_points", "scoop", "overall",
+                            "foul_value", "loss", "strict", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OppppOpdddddp", names, &CoreType, &core, &opps,
+                                     &royal, &has_fl, &ofc, &progressive, &flv, &moon,
+                                     &moon_points, &scoop, &overall, &foul_value, &loss, &strict))
+        return -1;
+    Py_INCREF(core);
+    Py_XSETREF(x->core, (Core *)core);
+    PyObject *seq = PySequence_Fast(opps, "opponents must be a sequence");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_OPP) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "at most 3 opponents");
+        return -1;
+    }
+    x->nopp = (int)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Opp *o = &x->opp[i];
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyTuple_Check(item)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "an opponent is a tuple (q, exact, lower)");
+            return -1;
+        }
+        if (!PyArg_ParseTuple(item, "d(iii)(iii)", &o->q, &o->exact[0],
+                              &o->exact[1], &o->exact[2], &o->lower[0], &o->lower[1],
+                              &o->lower[2])) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    PyObject *fs = PySequence_Fast(flv, "fl_values must be a sequence");
+    if (!fs) return -1;
+    Py_ssize_t nf = PySequence_Fast_GET_SIZE(fs);
+    for (int i = 0; i < 32; i++) {
+        x->fl_value[i] = i < nf ? PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fs, i)) : 0.0;
+    }
+    Py_DECREF(fs);
+    if (PyErr_Occurred()) return -1;
+    x->royal = royal;
+    x->has_fl = has_fl;
+    x->ofc = ofc;
+    x->progressive = progressive;
+    x->moon = moon;
+    x->moon_points = moon_points;
+    x->scoop = scoop;
+    x->overall = overall;
+    x->foul_value = foul_value;
+    x->loss = loss;
+    x->strict = strict;
+    x->error = 0;
+    if (!x->memo.keys && map_init(&x->memo, 1 << 12) < 0) return -1;
+    return 0;
+}
+
+static int read_cards(PyObject *seq, uint64_t *out, int cap, int *n) {
+    PyObject *fast = PySequence_Fast(seq, "a sequence of cards expected");
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > cap) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "too many cards");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        out[i] = (uint64_t)PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(fast, i));
+    }
+    Py_DECREF(fast);
+    *n = (int)len;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+typedef struct {
+    unsigned long long s[3];
+    int f[3];
+} After;
+
+static int read_after(PyObject *o, After *a) {
+    if (!PyTuple_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "an after is a tuple (s0, s1, s2, f0, f1, f2)");
+        return -1;
+    }
+    return PyArg_ParseTuple(o, "KKKiii", &a->s[0], &a->s[1], &a->s[2], &a->f[0], &a->f[1],
+                            &a->f[2]) ? 0 : -1;
+}
+
+static PyObject *final_tuple(Final f) {
+    return Py_BuildValue("(diii)", f.v, f.foul, f.roy, f.flc);
+}
+
+static PyObject *ctx_final_py(Ctx *x, PyObject *args) {
+    int vt, vm, vb;
+    if (!PyArg_ParseTuple(args, "iii", &vt, &vm, &vb)) return NULL;
+    Final f = ctx_final(x, vt, vm, vb);
+    if (x->error) {
+        x->error = 0;
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
+    return final_tuple(f);
+}
+
+static Final ctx_roll(Ctx *x, const After *a, const uint64_t *future, int pineapple) {
+    if (pineapple)
+        return rollout_pineapple(x, a->s[0], a->s[1], a->s[2], a->f[0], a->f[1], a->f[2], future);
+    return rollout_single(x, a->s[0], a->s[1], a->s[2], a->f[0], a->f[1], a->f[2], future);
+}
+
+/* rollout(after, future, pineapple) -> (value, fouled, royalties, fantasyland cards) */
+static PyObject *ctx_rollout_py(Ctx *x, PyObject *args) {
+    PyObject *after, *future;
+    int pineapple;
+    if (!PyArg_ParseTuple(args, "OOp", &after, &future, &pineapple)) return NULL;
+    After a;
+    if (read_after(after, &a) < 0) return NULL;
+    uint64_t cards[64];
+    int n;
+    if (read_cards(future, cards, 64, &n) < 0) return NULL;
+    int need = a.f[0] + a.f[1] + a.f[2];
+    if (pineapple) need = need / 2 * 3;
+    if (n < need) {
+        PyErr_SetString(PyExc_ValueError, "the future is too short for the free slots");
+        return NULL;
+    }
+    Final f = ctx_roll(x, &a, cards, pineapple);
+    if (x->error) {
+        x->error = 0;
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
+    return final_tuple(f);
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* simulate(afters, unseen, need, rounds, seed, pineapple, budget=0.0, min_rounds=0)
+ *   Plays every candidate (after) on `rounds` sampled futures (the same future for all of them
+ *   in a round), or fewer when `budget` seconds (> 0) would be passed by another round once
+ *   `min_rounds` are done.  Returns (rounds done, values per candidate (lists), fouls,
+ *   royalties, fantasylands (per candidate totals)). */
+static PyObject *ctx_simulate_py(Ctx *x, PyObject *args) {
+    PyObject *afters_obj, *unseen_obj;
+    int need, rounds, pineapple, min_rounds = 0;
+    unsigned long long seed;
+    double budget = 0.0;
+    if (!PyArg_ParseTuple(args, "OOiiKp|di", &afters_obj, &unseen_obj, &need, &rounds, &seed,
+                          &pineapple, &budget, &min_rounds))
+        return NULL;
+    uint64_t pool[64], future[64];
+    int npool;
+    if (read_cards(unseen_obj, pool, 64, &npool) < 0) return NULL;
+    if (need > npool || need < 0) {
+        PyErr_SetString(PyExc_ValueError, "need more cards than are unseen");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(afters_obj, "afters must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    After *afters = (After *)malloc((size_t)(n ? n : 1) * sizeof(After));
+    double *vals = (double *)malloc((size_t)(n ? n : 1) * (size_t)(rounds > 0 ? rounds : 1) * sizeof(double));
+    long *fouls = (long *)calloc((size_t)(n ? n : 1), sizeof(long));
+    long *roys = (long *)calloc((size_t)(n ? n : 1), sizeof(long));
+    long *fls = (long *)calloc((size_t)(n ? n : 1), sizeof(long));
+    PyObject *result = NULL;
+    if (!afters || !vals || !fouls || !roys || !fls) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (read_after(PySequence_Fast_GET_ITEM(seq, i), &afters[i]) < 0) goto done;
+        int free_slots = afters[i].f[0] + afters[i].f[1] + afters[i].f[2];
+        int want = pineapple ? free_slots / 2 * 3 : free_slots;
+        if (want > need) {
+            PyErr_SetString(PyExc_ValueError, "need is too small for a candidate's free slots");
+            goto done;
+        }
+    }
+    Rng rng;
+    rng_seed(&rng, seed);
+    double start = now_seconds(), last = start;
+    int done_rounds = 0;
+    for (int round = 0; round < rounds; round++) {
+        if (budget > 0.0 && round >= min_rounds && round > 0) {
+            double t = now_seconds();
+            if ((t - start) + (t - last) >= budget) break;
+            last = t;
+        } else if (budget > 0.0) {
+            last = now_seconds();
+        }
+        rng_sample(&rng, pool, npool, need, future);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Final f = ctx_roll(x, &afters[i], future, pineapple);
+            if (x->error) {
+                x->error = 0;
+                if (!PyErr_Occurred()) PyErr_NoMemory();
+                goto done;
+            }
+            vals[i * rounds + round] = f.v;
+            fouls[i] += f.foul;
+            roys[i] += f.roy;
+            fls[i] += f.flc > 0;
+        }
+        done_rounds++;
+    }
+    {
+        PyObject *vlist = PyList_New(n), *fl = PyList_New(n), *rl = PyList_New(n),
+                 *ll = PyList_New(n);
+        if (!vlist || !fl || !rl || !ll) {
+            Py_XDECREF(vlist);
+            Py_XDECREF(fl);
+            Py_XDECREF(rl);
+            Py_XDECREF(ll);
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *one = PyList_New(done_rounds);
+            if (!one) {
+                Py_DECREF(vlist);
+                Py_DECREF(fl);
+                Py_DECREF(rl);
+                Py_DECREF(ll);
+                goto done;
+            }
+            for (int r = 0; r < done_rounds; r++)
+                PyList_SET_ITEM(one, r, PyFloat_FromDouble(vals[i * rounds + r]));
+            PyList_SET_ITEM(vlist, i, one);
+            PyList_SET_ITEM(fl, i, PyLong_FromLong(fouls[i]));
+            PyList_SET_ITEM(rl, i, PyLong_FromLong(roys[i]));
+            PyList_SET_ITEM(ll, i, PyLong_FromLong(fls[i]));
+        }
+        result = Py_BuildValue("(iNNNN)", done_rounds, vlist, fl, rl, ll);
+    }
+done:
+    Py_DECREF(seq);
+    free(afters);
+    free(vals);
+    free(fouls);
+    free(roys);
+    free(fls);
+    return result;
+}
+
+static PyMethodDef ctx_methods[] = {
+    {"final", (PyCFunction)ctx_final_py, METH_VARARGS,
+     "final(vt, vm, vb) -> (value, fouled, royalties, fantasyland cards)"},
+    {"rollout", (PyCFunction)ctx_rollout_py, METH_VARARGS,
+     "rollout(after, future, pineapple) -> (value, fouled, royalties, fantasyland cards)"},
+    {"simulate", (PyCFunction)ctx_simulate_py, METH_VARARGS,
+     "simulate(afters, unseen, need, rounds, seed, pineapple, budget=0.0, min_rounds=0)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CtxType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine._fastai.Ctx",
+    .tp_basicsize = sizeof(Ctx),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One decision of the compiled rollouts.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)ctx_init,
+    .tp_dealloc = (destructor)ctx_dealloc,
+    .tp_methods = ctx_methods,
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * module functions
+ */
+
+/* load_values(table: dict[int, int], mask: int) */
+static PyObject *load_values(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *table;
+    unsigned long long mask;
+    if (!PyArg_ParseTuple(args, "O!K", &PyDict_Type, &table, &mask)) return NULL;
+    Map m;
+    size_t cap = 1024;
+    while (cap < (size_t)PyDict_Size(table) * 4) cap *= 2;
+    if (map_init(&m, cap) < 0) return NULL;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(table, &pos, &k, &v)) {
+        unsigned long long key = PyLong_AsUnsignedLongLong(k);
+        long value = PyLong_AsLong(v);
+        if (PyErr_Occurred()) {
+            map_free(&m);
+            return NULL;
+        }
+        Val nv = {0.0, (int32_t)value, 0};
+        if (map_put(&m, key, nv) < 0) {
+            map_free(&m);
+            return NULL;
+        }
+    }
+    if (values_loaded) map_free(&VALUES);
+    VALUES = m;
+    VALUE_MASK = mask;
+    values_loaded = 1;
+    Py_RETURN_NONE;
+}
+
+/* sample(unseen, need, rounds, seed) -> the futures simulate() would play (for tests) */
+static PyObject *sample_py(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *unseen_obj;
+    int need, rounds;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OiiK", &unseen_obj, &need, &rounds, &seed)) return NULL;
+    uint64_t pool[64], future[64];
+    int npool;
+    if (read_cards(unseen_obj, pool, 64, &npool) < 0) return NULL;
+    if (need > npool || need < 0) {
+        PyErr_SetString(PyExc_ValueError, "need more cards than are unseen");
+        return NULL;
+    }
+    Rng rng;
+    rng_seed(&rng, seed);
+    PyObject *out = PyList_New(rounds);
+    if (!out) return NULL;
+    for (int r = 0; r < rounds; r++) {
+        rng_sample(&rng, pool, npool, need, future);
+        PyObject *one = PyList_New(need);
+        if (!one) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        for (int i = 0; i < need; i++) PyList_SET_ITEM(one, i, PyLong_FromUnsignedLongLong(future[i]));
+        PyList_SET_ITEM(out, r, one);
+    }
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"load_values", load_values, METH_VARARGS,
+     "load_values(table, mask): the evaluator's table of complete-row values."},
+    {"sample", sample_py, METH_VARARGS,
+     "sample(unseen, need, rounds, seed): the futures simulate() plays with this seed."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "engine._fastai",
+    "Compiled rollouts of the AI (see engine/ai.py).", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__fastai(void) {
+    if (PyType_Ready(&CoreType) < 0 || PyType_Ready(&CtxType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&CtxType);
+    if (PyModule_AddObject(m, "Ctx", (PyObject *)&CtxType) < 0) {
+        Py_DECREF(&CtxType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,183 @@
+"""The compiled rollouts (engine._fastai) compute exactly what the Python rollouts compute."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from engine import DECK, Hand, Rules, ai
+from engine.ai import (
+    _VALUES,
+    DEFAULT_CONFIG,
+    MASK,
+    _after,
+    _Context,
+    _model,
+    _opponents,
+    analyse,
+)
+from engine.autoplay import street_moves
+
+fastai = pytest.importorskip("engine._fastai")
+
+RULE_SETS = [
+    Rules(variant="pineapple"),
+    Rules(variant="ofc"),
+    Rules(variant="pineapple", strict_top=True),
+    Rules(variant="ofc", scoring="2-4", shoot_the_moon=True),
+    Rules(variant="pineapple", fantasyland=False, scoring="1-3"),
+    Rules(variant="pineapple", progressive=False),
+]
+
+
+def test_the_compiled_core_is_built() -> None:
+    """``make`` builds it (setup.py); without it the AI is the same, only much slower."""
+    assert ai.COMPILED
+
+
+def positions(rules: Rules, n: int, seed: int) -> Iterator[tuple[Hand, int]]:
+    """Every street decision of a hand played at random."""
+    rng = random.Random(seed)
+    hand = Hand(rules, [f"P{i}" for i in range(n)], seed=f"fast/{seed}")
+    while not hand.is_over:
+        seat = hand.to_act()[0]
+        req = hand.requirement(seat)
+        assert req is not None
+        if req.is_set:
+            hand.autoplay(seat)
+            continue
+        yield Hand.from_json(hand.to_json()), seat
+        hand.place(seat, *rng.choice(street_moves(req)))
+
+
+def decision(hand: Hand, seat: int) -> tuple[_Context, list[int], bool]:
+    model = _model(hand.rules, DEFAULT_CONFIG)
+    ctx = _Context(model, _opponents(hand, seat, model))
+    seen = hand.cards_seen_by(seat)
+    return ctx, [c for c in DECK if c not in seen], hand.spec.street_deal != hand.spec.street_keep
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: "/".join(r.describe())[:60])
+def test_rollouts_and_final_scores_are_identical(rules: Rules) -> None:
+    checked = 0
+    for n in (2, 3):
+        for seed in range(2):
+            for hand, seat in positions(rules, n, seed):
+                ctx, unseen, pineapple = decision(hand, seat)
+                fast = ctx.fast()
+                req = hand.requirement(seat)
+                assert req is not None
+                rng = random.Random(seed)
+                board = hand.boards[seat]
+                for move in street_moves(req)[::7][:5]:
+                    a = _after(board, move)
+                    free = sum(a[3:])
+                    if free == 0:
+                        values = [_VALUES[s & MASK] for s in a[:3]]
+                        assert fast.final(*values) == ctx.final(*values)
+                        continue
+                    need = free // 2 * 3 if pineapple else free
+                    roll = ctx.rollout_pineapple if pineapple else ctx.rollout_single
+                    for _ in range(4):
+                        future = rng.sample(unseen, need)
+                        assert fast.rollout(a, future, pineapple) == roll(*a, future)
+                        checked += 1
+                    assert ctx.model.core().q(*a[:3]) == ctx.model.q(*a[:3])
+    assert checked > 100
+
+
+def test_simulate_plays_the_sampled_futures() -> None:
+    hand = Hand(Rules(variant="pineapple"), ["A", "B", "C"], seed="fast/simulate")
+    seat = hand.to_act()[0]
+    ctx, unseen, _ = decision(hand, seat)
+    req = hand.requirement(seat)
+    assert req is not None
+    afters = [_after(hand.boards[seat], m) for m in street_moves(req)[:5]]
+    need = 12
+    futures = fastai.sample(unseen, need, 6, 1234)
+    assert len(futures) == 6
+    for f in futures:
+        assert len(set(f)) == need and set(f) <= set(unseen)
+    assert futures == fastai.sample(unseen, need, 6, 1234)
+    assert futures != fastai.sample(unseen, need, 6, 1235)
+    done, values, fouls, roys, fls = ctx.fast().simulate(afters, unseen, need, 6, 1234, True)
+    assert done == 6
+    for k, a in enumerate(afters):
+        expected = [ctx.rollout_pineapple(*a, f) for f in futures]
+        assert values[k] == [e[0] for e in expected]
+        assert fouls[k] == sum(e[1] for e in expected)
+        assert roys[k] == sum(e[2] for e in expected)
+        assert fls[k] == sum(1 for e in expected if e[3])
+
+
+def test_simulate_stops_within_its_budget() -> None:
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/budget")
+    seat = hand.to_act()[0]
+    ctx, unseen, _ = decision(hand, seat)
+    req = hand.requirement(seat)
+    assert req is not None
+    afters = [_after(hand.boards[seat], m) for m in street_moves(req)[:24]]
+    done, values, *_ = ctx.fast().simulate(afters, unseen, 12, 10**7, 1, True, 0.05, 2)
+    assert 2 <= done < 10**7 and all(len(v) == done for v in values)
+
+
+def test_bad_input_is_refused_not_crashed() -> None:
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/bad")
+    seat = hand.to_act()[0]
+    ctx, unseen, _ = decision(hand, seat)
+    fast = ctx.fast()
+    with pytest.raises(ValueError):
+        fast.rollout((0, 0, 0, 3, 5, 5), unseen[:3], True)  # a future too short
+    with pytest.raises(ValueError):
+        fast.simulate([(0, 0, 0, 3, 5, 5)], unseen[:5], 12, 1, 1, True)
+    with pytest.raises(TypeError):
+        fast.rollout("nonsense", unseen, True)
+
+
+def test_an_error_in_the_model_reaches_the_caller() -> None:
+    def broken(r: int, s: int) -> int:
+        raise RuntimeError("row lookup failed")
+
+    core = fastai.Core(row_id=broken, row_info=broken, strict=False, loss=6.0, stages=[],
+                       tables=[[1], [1], [1]])
+    with pytest.raises(RuntimeError, match="row lookup failed"):
+        core.q(0, 0, 0)
+
+
+def test_threads_sharing_a_model_get_the_same_answers() -> None:
+    hands = [Hand(Rules(variant="pineapple"), ["A", "B"], seed=f"fast/thread/{k}")
+             for k in range(4)]
+    ai._MODELS.clear()  # cold caches: the threads register rows concurrently
+    results: dict[int, list[ai.Candidate]] = {}
+
+    def work(k: int) -> None:
+        hand = hands[k]
+        results[k] = analyse(hand, hand.to_act()[0], "normal", rng=random.Random(k),
+                             simulations=64)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k, hand in enumerate(hands):
+        again = analyse(hand, hand.to_act()[0], "normal", rng=random.Random(k), simulations=64)
+        assert results[k] == again
+
+
+def test_both_paths_choose_legal_moves_and_agree_on_finishing_moves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for compiled in (True, False):
+        monkeypatch.setattr(ai, "COMPILED", compiled)
+        for variant in ("ofc", "pineapple"):
+            hand = Hand(Rules(variant=variant), ["A", "B"], seed=f"fast/paths/{variant}")
+            while not hand.is_over:
+                seat = hand.to_act()[0]
+                move = ai.choose_move(hand, seat, rng=random.Random(1), simulations=16)
+                hand.verify_place(seat, *move)
+                hand.place(seat, *move)
+            assert hand.settlement is not None
