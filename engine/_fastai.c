@@ -216,16 +216,30 @@ typedef struct {
     double *parts;   /* nstages * 5: the learned value's per-row parts */
 } RowRec;
 
+/* The learned value's weights of one stage as engine.ai._Stage arranges them. */
+typedef struct {
+    int i, j;
+    double v;
+} Sq;
+
+typedef struct {
+    double w0, pc, pp, p1c, p2c, board[6], mean[3];
+    int nlin[3];
+    double *lin[3];
+    int nsq[3];
+    Sq *sq[3];
+    double *atom[3][3]; /* [p, p1, p2][row], nlin[row] each */
+} Stage;
+
 typedef struct {
     PyObject_HEAD
     PyObject *row_id;   /* callable (r, s) -> abstract row id */
-    PyObject *row_info; /* callable (r, s) -> (free, mean, dist, parts or None) */
+    PyObject *row_info; /* callable (r, s) -> (free, mean, dist, feats) */
     int strict;
     double loss;
     int nstages;
     int stage_index[MAX_STAGES]; /* stage (free slots) -> index, -1 when none */
-    double w0[MAX_STAGES], pc[MAX_STAGES], pp[MAX_STAGES], p1c[MAX_STAGES], p2c[MAX_STAGES];
-    double board[MAX_STAGES][6];
+    Stage st[MAX_STAGES];
     Map rows[3];       /* row state s -> abstract id (in .a) */
     Map ptm, pmb;      /* (id << 24 | id) -> foul chance */
     RowRec *recs;
@@ -251,28 +265,62 @@ static int core_reserve(Core *c, size_t id) {
     return 0;
 }
 
+/* _Stage.part: row r's share of the learned value at stage k, from e = (mean, *feats) */
+static void stage_part(const Stage *st, int r, const double *e, int ne, double mean, double *out) {
+    double own = 0.0, squares = 0.0, atoms[3] = {0.0, 0.0, 0.0};
+    int n = st->nlin[r] < ne ? st->nlin[r] : ne;
+    for (int k = 0; k < n; k++) own += st->lin[r][k] * e[k];
+    for (int k = 0; k < st->nsq[r]; k++) {
+        const Sq *q = &st->sq[r][k];
+        squares += (q->v * e[q->i]) * e[q->j];
+    }
+    own += squares;
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k < n; k++) atoms[a] += st->atom[a][r][k] * e[k];
+    out[0] = own;
+    out[1] = st->mean[r] * mean;
+    out[2] = atoms[0];
+    out[3] = atoms[1];
+    out[4] = atoms[2];
+}
+
+#define MAX_FEATS 64
+
 static int core_register(Core *c, int r, uint64_t s, long id) {
     PyObject *info = PyObject_CallFunction(c->row_info, "iK", r, (unsigned long long)s);
     if (!info) return -1;
     int free_slots;
     double mean;
-    PyObject *dist, *parts;
+    PyObject *dist, *feats;
     if (!PyTuple_Check(info)) {
         Py_DECREF(info);
         PyErr_SetString(PyExc_TypeError, "row_info must return a tuple");
         return -1;
     }
-    if (!PyArg_ParseTuple(info, "idOO", &free_slots, &mean, &dist, &parts)) {
+    if (!PyArg_ParseTuple(info, "idOO", &free_slots, &mean, &dist, &feats)) {
         Py_DECREF(info);
         return -1;
     }
     PyObject *dseq = PySequence_Fast(dist, "row dist must be a sequence");
-    if (!dseq) {
+    PyObject *fseq = dseq ? PySequence_Fast(feats, "row feats must be a sequence") : NULL;
+    if (!dseq || !fseq) {
+        Py_XDECREF(dseq);
         Py_DECREF(info);
         return -1;
     }
-    Py_ssize_t nd = PySequence_Fast_GET_SIZE(dseq);
-    int32_t *d = (int32_t *)malloc((size_t)(nd ? nd : 1) * sizeof(int32_t));
+    Py_ssize_t nd = PySequence_Fast_GET_SIZE(dseq), nf = PySequence_Fast_GET_SIZE(fseq);
+    if (nf + 1 > MAX_FEATS || nd > MAX_DIST || nd == 0) {
+        Py_DECREF(dseq);
+        Py_DECREF(fseq);
+        Py_DECREF(info);
+        PyErr_SetString(PyExc_ValueError, "row_info: bad dist or feats size");
+        return -1;
+    }
+    double e[MAX_FEATS];
+    e[0] = mean;
+    for (Py_ssize_t i = 0; i < nf; i++) e[i + 1] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fseq, i));
+    Py_DECREF(fseq);
+    int32_t *d = (int32_t *)malloc((size_t)nd * sizeof(int32_t));
     double *p = (double *)calloc((size_t)(c->nstages ? c->nstages : 1) * 5, sizeof(double));
     if (!d || !p) {
         free(d);
@@ -286,38 +334,13 @@ static int core_register(Core *c, int r, uint64_t s, long id) {
         d[i] = (int32_t)PyLong_AsLong(PySequence_Fast_GET_ITEM(dseq, i));
     }
     Py_DECREF(dseq);
-    if (parts != Py_None) {
-        PyObject *pseq = PySequence_Fast(parts, "row parts must be a sequence");
-        if (!pseq || PySequence_Fast_GET_SIZE(pseq) != c->nstages) {
-            if (pseq) {
-                Py_DECREF(pseq);
-                PyErr_SetString(PyExc_ValueError, "row parts: one tuple per stage expected");
-            }
-            free(d);
-            free(p);
-            Py_DECREF(info);
-            return -1;
-        }
-        for (int k = 0; k < c->nstages; k++) {
-            PyObject *one = PySequence_Fast_GET_ITEM(pseq, k);
-            if (!PyTuple_Check(one)) PyErr_SetString(PyExc_TypeError, "row parts are tuples");
-            if (PyErr_Occurred() || !PyArg_ParseTuple(one, "ddddd", &p[k * 5], &p[k * 5 + 1], &p[k * 5 + 2],
-                                  &p[k * 5 + 3], &p[k * 5 + 4])) {
-                Py_DECREF(pseq);
-                free(d);
-                free(p);
-                Py_DECREF(info);
-                return -1;
-            }
-        }
-        Py_DECREF(pseq);
-    }
     Py_DECREF(info);
     if (PyErr_Occurred()) {
         free(d);
         free(p);
         return -1;
     }
+    for (int k = 0; k < c->nstages; k++) stage_part(&c->st[k], r, e, (int)nf + 1, mean, p + k * 5);
     /* the call back ran Python: another thread may have registered the row meanwhile */
     if (core_reserve(c, (size_t)id) < 0) {
         free(d);
@@ -445,16 +468,17 @@ static double core_qi(Core *c, long a, long b, long d) {
         int k = stage < MAX_STAGES ? c->stage_index[stage] : -1;
         if (k >= 0) {
             const double *ga = ra->parts + k * 5, *gb = rb->parts + k * 5, *gc = rc->parts + k * 5;
-            const double *bd = c->board[k];
+            const Stage *st = &c->st[k];
+            const double *bd = st->board;
             double ab = bd[0], ac = bd[1], bc = bd[2], q1 = bd[3], q2 = bd[4], q3 = bd[5];
             double ma = ra->mean, mb = rb->mean, mc = rc->mean;
-            double v = c->w0[k] + ga[0];
+            double v = st->w0 + ga[0];
             v = v + gb[0];
             v = v + gc[0];
             v = v + (1.0 - p) * ((ga[1] + gb[1]) + gc[1]);
-            v = v + p * ((((c->pc[k] + c->pp[k] * p) + ga[2]) + gb[2]) + gc[2]);
-            v = v + p1 * (((((c->p1c[k] + q1 * p2) + q2 * p1) + ga[3]) + gb[3]) + gc[3]);
-            v = v + p2 * ((((c->p2c[k] + q3 * p2) + ga[4]) + gb[4]) + gc[4]);
+            v = v + p * ((((st->pc + st->pp * p) + ga[2]) + gb[2]) + gc[2]);
+            v = v + p1 * (((((st->p1c + q1 * p2) + q2 * p1) + ga[3]) + gb[3]) + gc[3]);
+            v = v + p2 * ((((st->p2c + q3 * p2) + ga[4]) + gb[4]) + gc[4]);
             v = v + ma * (ab * mb + ac * mc);
             v = v + (bc * mb) * mc;
             return v;
@@ -463,7 +487,21 @@ static double core_qi(Core *c, long a, long b, long d) {
     return (1.0 - p) * ((ra->mean + rb->mean) + rc->mean) - p * c->loss;
 }
 
+static void stage_free(Stage *st) {
+    for (int r = 0; r < 3; r++) {
+        free(st->lin[r]);
+        free(st->sq[r]);
+        st->lin[r] = NULL;
+        st->sq[r] = NULL;
+        for (int a = 0; a < 3; a++) {
+            free(st->atom[a][r]);
+            st->atom[a][r] = NULL;
+        }
+    }
+}
+
 static void core_dealloc(Core *c) {
+    for (int k = 0; k < MAX_STAGES; k++) stage_free(&c->st[k]);
     Py_XDECREF(c->row_id);
     Py_XDECREF(c->row_info);
     for (int r = 0; r < 3; r++) map_free(&c->rows[r]);
@@ -492,6 +530,114 @@ static int read_ints(PyObject *seq, int32_t *out, int cap, int *n) {
     Py_DECREF(fast);
     *n = (int)len;
     return PyErr_Occurred() ? -1 : 0;
+}
+
+static int read_doubles(PyObject *seq, double **out, int *n) {
+    PyObject *fast = PySequence_Fast(seq, "a sequence of floats expected");
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    double *d = (double *)malloc((size_t)(len ? len : 1) * sizeof(double));
+    if (!d) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) d[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
+    Py_DECREF(fast);
+    if (PyErr_Occurred()) {
+        free(d);
+        return -1;
+    }
+    free(*out);
+    *out = d;
+    if (n) *n = (int)len;
+    return 0;
+}
+
+/* one stage: (stage, w0, pc, pp, p1c, p2c, board[6], mean[3], lin[3][], square[3][(i, j, v)],
+ *             atom[3][3][]) as engine.ai._Stage holds them */
+static int stage_parse(Stage *stg, PyObject *item, int *stage_index, int k) {
+    PyObject *lin, *square, *atom;
+    int stage;
+    if (!PyTuple_Check(item)) {
+        PyErr_SetString(PyExc_TypeError, "a stage is a tuple");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(item, "iddddd(dddddd)(ddd)OOO", &stage, &stg->w0, &stg->pc, &stg->pp,
+                          &stg->p1c, &stg->p2c, &stg->board[0], &stg->board[1], &stg->board[2],
+                          &stg->board[3], &stg->board[4], &stg->board[5], &stg->mean[0],
+                          &stg->mean[1], &stg->mean[2], &lin, &square, &atom))
+        return -1;
+    if (stage < 0 || stage >= MAX_STAGES) {
+        PyErr_SetString(PyExc_ValueError, "stage out of range");
+        return -1;
+    }
+    if (PySequence_Size(lin) != 3 || PySequence_Size(square) != 3 || PySequence_Size(atom) != 3) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "three rows per stage expected");
+        return -1;
+    }
+    for (int r = 0; r < 3; r++) {
+        PyObject *one = PySequence_GetItem(lin, r);
+        if (!one) return -1;
+        int rc = read_doubles(one, &stg->lin[r], &stg->nlin[r]);
+        Py_DECREF(one);
+        if (rc < 0) return -1;
+        if (stg->nlin[r] + 1 > MAX_FEATS) {
+            PyErr_SetString(PyExc_ValueError, "too many row weights");
+            return -1;
+        }
+        one = PySequence_GetItem(square, r);
+        if (!one) return -1;
+        PyObject *fast = PySequence_Fast(one, "square terms must be a sequence");
+        Py_DECREF(one);
+        if (!fast) return -1;
+        Py_ssize_t nq = PySequence_Fast_GET_SIZE(fast);
+        free(stg->sq[r]);
+        stg->sq[r] = (Sq *)malloc((size_t)(nq ? nq : 1) * sizeof(Sq));
+        stg->nsq[r] = (int)nq;
+        if (!stg->sq[r]) {
+            Py_DECREF(fast);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t q = 0; q < nq; q++) {
+            Sq *t = &stg->sq[r][q];
+            PyObject *term = PySequence_Fast_GET_ITEM(fast, q);
+            if (!PyTuple_Check(term) || !PyArg_ParseTuple(term, "iid", &t->i, &t->j, &t->v)) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a square term is (i, j, v)");
+                Py_DECREF(fast);
+                return -1;
+            }
+            if (t->i < 0 || t->j < 0 || t->i >= stg->nlin[r] || t->j >= stg->nlin[r]) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "square term index out of range");
+                return -1;
+            }
+        }
+        Py_DECREF(fast);
+    }
+    for (int a = 0; a < 3; a++) {
+        PyObject *rows = PySequence_GetItem(atom, a);
+        if (!rows) return -1;
+        for (int r = 0; r < 3; r++) {
+            PyObject *one = PySequence_GetItem(rows, r);
+            int n = 0;
+            if (!one || read_doubles(one, &stg->atom[a][r], &n) < 0) {
+                Py_XDECREF(one);
+                Py_DECREF(rows);
+                return -1;
+            }
+            Py_DECREF(one);
+            if (n != stg->nlin[r]) {
+                Py_DECREF(rows);
+                PyErr_SetString(PyExc_ValueError, "atom weights: one per row feature");
+                return -1;
+            }
+        }
+        Py_DECREF(rows);
+    }
+    stage_index[stage] = k;
+    return 0;
 }
 
 /* Core(row_id, row_info, strict, loss, stages, tables)
@@ -524,28 +670,13 @@ static int core_init(Core *c, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "too many stages");
         return -1;
     }
+    for (int k = 0; k < MAX_STAGES; k++) stage_free(&c->st[k]);
     c->nstages = (int)ns;
     for (Py_ssize_t k = 0; k < ns; k++) {
-        int stage;
-        double *bd = c->board[k];
-        PyObject *item = PySequence_Fast_GET_ITEM(st, k);
-        if (!PyTuple_Check(item)) {
-            Py_DECREF(st);
-            PyErr_SetString(PyExc_TypeError, "a stage is a tuple");
-            return -1;
-        }
-        if (!PyArg_ParseTuple(item, "iddddd(dddddd)", &stage, &c->w0[k],
-                              &c->pc[k], &c->pp[k], &c->p1c[k], &c->p2c[k], &bd[0], &bd[1],
-                              &bd[2], &bd[3], &bd[4], &bd[5])) {
+        if (stage_parse(&c->st[k], PySequence_Fast_GET_ITEM(st, k), &c->stage_index[0], (int)k) < 0) {
             Py_DECREF(st);
             return -1;
         }
-        if (stage < 0 || stage >= MAX_STAGES) {
-            Py_DECREF(st);
-            PyErr_SetString(PyExc_ValueError, "stage out of range");
-            return -1;
-        }
-        c->stage_index[stage] = (int)k;
     }
     Py_DECREF(st);
     PyObject *tb = PySequence_Fast(tables, "tables must be a sequence");
@@ -799,120 +930,122 @@ static inline Final ctx_final_sums(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2
     return ctx_final(x, value_of(s0), value_of(s1), value_of(s2));
 }
 
-#define ROW(r, s) core_row(core, (r), (s))
-#define CHECK(id) if ((id) < 0) { x->error = 1; Final bad = {0.0, 0, 0, 0}; return bad; }
+/* One street's choice: card `p` to row `i`, card `q` to row `j` (ofc: one card, to row `i`),
+ * and the value the rollout policy gives the board it leads to. */
+typedef struct {
+    double v;
+    int p, i, q, j;
+    long ni, nj; /* the new abstract rows of rows i and j */
+} Choice;
 
-/* _Context.rollout_single: ofc, one card a street */
-static Final rollout_single(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2, int f0, int f1, int f2,
-                            const uint64_t *future) {
+/* The greedy ofc choice for one card (rows a, b, c are the current abstract rows); 0 or -1. */
+static int choose_single(Ctx *x, const uint64_t s[3], const int f[3], const long ids[3],
+                         uint64_t card, Choice *out) {
     Core *core = x->core;
-    long a = ROW(0, s0); CHECK(a);
-    long b = ROW(1, s1); CHECK(b);
-    long c = ROW(2, s2); CHECK(c);
-    int k = 0;
-    int left = f0 + f1 + f2;
-    while (left > 1) {
-        uint64_t card = future[k++];
-        double best = -1e18, v;
-        int choice = -1;
-        long na = 0, nb = 0, nc = 0;
-        if (f0) {
-            na = ROW(0, s0 + card); CHECK(na);
-            best = core_qi(core, na, b, c);
-            choice = 0;
-        }
-        if (f1) {
-            nb = ROW(1, s1 + card); CHECK(nb);
-            v = core_qi(core, a, nb, c);
-            if (v > best || choice < 0) { best = v; choice = 1; }
-        }
-        if (f2) {
-            nc = ROW(2, s2 + card); CHECK(nc);
-            v = core_qi(core, a, b, nc);
-            if (v > best || choice < 0) choice = 2;
-        }
-        if (choice == 0) { s0 += card; f0--; a = na; }
-        else if (choice == 1) { s1 += card; f1--; b = nb; }
-        else { s2 += card; f2--; c = nc; }
-        left--;
+    double best = -1e18, v;
+    int choice = -1;
+    long n[3] = {0, 0, 0};
+    if (f[0]) {
+        n[0] = core_row(core, 0, s[0] + card);
+        if (n[0] < 0) return -1;
+        best = core_qi(core, n[0], ids[1], ids[2]);
+        choice = 0;
     }
-    if (left == 1) {
-        uint64_t card = future[k];
-        if (f0) s0 += card;
-        else if (f1) s1 += card;
-        else s2 += card;
+    if (f[1]) {
+        n[1] = core_row(core, 1, s[1] + card);
+        if (n[1] < 0) return -1;
+        v = core_qi(core, ids[0], n[1], ids[2]);
+        if (v > best || choice < 0) { best = v; choice = 1; }
     }
-    return ctx_final_sums(x, s0, s1, s2);
+    if (f[2]) {
+        n[2] = core_row(core, 2, s[2] + card);
+        if (n[2] < 0) return -1;
+        v = core_qi(core, ids[0], ids[1], n[2]);
+        if (v > best || choice < 0) { best = v; choice = 2; }
+    }
+    out->v = best;
+    out->p = 0;
+    out->i = choice;
+    out->q = -1;
+    out->j = -1;
+    out->ni = n[choice];
+    out->nj = 0;
+    return 0;
 }
 
-/* _Context.rollout_pineapple: three cards a street, two kept */
-static Final rollout_pineapple(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2, int f0, int f1,
-                               int f2, const uint64_t *future) {
+/* The greedy pineapple choice: two of three cards to rows with free slots (the board is not
+ * finished by it: more than two free slots); 0 or -1. */
+static int choose_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
+                            Choice *out) {
     Core *core = x->core;
-    int k = 0;
-    while (f0 + f1 + f2 > 2) {
-        uint64_t cards[3] = {future[k], future[k + 1], future[k + 2]};
-        k += 3;
-        uint64_t s[3] = {s0, s1, s2};
-        int f[3] = {f0, f1, f2};
-        long base[3];
-        for (int r = 0; r < 3; r++) {
-            base[r] = ROW(r, s[r]); CHECK(base[r]);
-        }
-        int free1[3], n1 = 0, free2[3], n2 = 0;
-        for (int r = 0; r < 3; r++) {
-            if (f[r]) free1[n1++] = r;
-            if (f[r] >= 2) free2[n2++] = r;
-        }
-        long one[3][3]; /* [card][row] */
-        for (int ci = 0; ci < 3; ci++)
-            for (int t = 0; t < n1; t++) {
-                int r = free1[t];
-                one[ci][r] = ROW(r, s[r] + cards[ci]); CHECK(one[ci][r]);
-            }
-        double best = -1e18;
-        int mp = 0, mi = free1[0], mq = 1, mj = free1[n1 - 1];
-        static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-        for (int pi = 0; pi < 3; pi++) {
-            int p = pairs[pi][0], q = pairs[pi][1];
-            for (int t = 0; t < n2; t++) {
-                int r = free2[t];
-                long info = ROW(r, s[r] + cards[p] + cards[q]); CHECK(info);
-                long rows3[3] = {base[0], base[1], base[2]};
-                rows3[r] = info;
-                double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
-                if (v > best) { best = v; mp = p; mi = r; mq = q; mj = r; }
-            }
-            for (int ti = 0; ti < n1; ti++)
-                for (int tj = 0; tj < n1; tj++) {
-                    int i = free1[ti], j = free1[tj];
-                    if (i == j) continue;
-                    long rows3[3] = {base[0], base[1], base[2]};
-                    rows3[i] = one[p][i];
-                    rows3[j] = one[q][j];
-                    double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
-                    if (v > best) { best = v; mp = p; mi = i; mq = q; mj = j; }
-                }
-        }
-        uint64_t cp = cards[mp], cq = cards[mq];
-        if (mi == 0) { s0 += cp; f0--; } else if (mi == 1) { s1 += cp; f1--; } else { s2 += cp; f2--; }
-        if (mj == 0) { s0 += cq; f0--; } else if (mj == 1) { s1 += cq; f1--; } else { s2 += cq; f2--; }
+    long base[3];
+    for (int r = 0; r < 3; r++) {
+        base[r] = core_row(core, r, s[r]);
+        if (base[r] < 0) return -1;
     }
-    /* the last street: two of three cards fill the board; choose exactly */
-    uint64_t x3[3] = {future[k], future[k + 1], future[k + 2]};
+    int free1[3], n1 = 0, free2[3], n2 = 0;
+    for (int r = 0; r < 3; r++) {
+        if (f[r]) free1[n1++] = r;
+        if (f[r] >= 2) free2[n2++] = r;
+    }
+    long one[3][3]; /* [card][row] */
+    for (int ci = 0; ci < 3; ci++)
+        for (int t = 0; t < n1; t++) {
+            int r = free1[t];
+            one[ci][r] = core_row(core, r, s[r] + cards[ci]);
+            if (one[ci][r] < 0) return -1;
+        }
+    double best = -1e18;
+    int mp = 0, mi = free1[0], mq = 1, mj = free1[n1 - 1];
+    long ni = one[0][mi], nj = one[1][mj];
+    static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    for (int pi = 0; pi < 3; pi++) {
+        int p = pairs[pi][0], q = pairs[pi][1];
+        for (int t = 0; t < n2; t++) {
+            int r = free2[t];
+            long info = core_row(core, r, s[r] + cards[p] + cards[q]);
+            if (info < 0) return -1;
+            long rows3[3] = {base[0], base[1], base[2]};
+            rows3[r] = info;
+            double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
+            if (v > best) { best = v; mp = p; mi = r; mq = q; mj = r; ni = nj = info; }
+        }
+        for (int ti = 0; ti < n1; ti++)
+            for (int tj = 0; tj < n1; tj++) {
+                int i = free1[ti], j = free1[tj];
+                if (i == j) continue;
+                long rows3[3] = {base[0], base[1], base[2]};
+                rows3[i] = one[p][i];
+                rows3[j] = one[q][j];
+                double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
+                if (v > best) { best = v; mp = p; mi = i; mq = q; mj = j; ni = one[p][i]; nj = one[q][j]; }
+            }
+    }
+    out->v = best;
+    out->p = mp;
+    out->i = mi;
+    out->q = mq;
+    out->j = mj;
+    out->ni = ni;
+    out->nj = nj;
+    return 0;
+}
+
+/* The last pineapple street: two of three cards fill the board; the best exact score. */
+static Final finish_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3]) {
     int rows[2], nr = 0;
-    for (int i = 0; i < f0 && nr < 2; i++) rows[nr++] = 0;
-    for (int i = 0; i < f1 && nr < 2; i++) rows[nr++] = 1;
-    for (int i = 0; i < f2 && nr < 2; i++) rows[nr++] = 2;
+    for (int i = 0; i < f[0] && nr < 2; i++) rows[nr++] = 0;
+    for (int i = 0; i < f[1] && nr < 2; i++) rows[nr++] = 1;
+    for (int i = 0; i < f[2] && nr < 2; i++) rows[nr++] = 2;
     Final best_out = {0.0, 0, 0, 0};
     int have = 0;
     static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
     for (int pi = 0; pi < 3; pi++) {
-        uint64_t a = x3[pairs[pi][0]], b = x3[pairs[pi][1]];
+        uint64_t a = cards[pairs[pi][0]], b = cards[pairs[pi][1]];
         int orders = rows[0] != rows[1] ? 2 : 1;
         for (int o = 0; o < orders; o++) {
             uint64_t c = o ? b : a, d = o ? a : b;
-            uint64_t t3[3] = {s0, s1, s2};
+            uint64_t t3[3] = {s[0], s[1], s[2]};
             t3[rows[0]] += c;
             t3[rows[1]] += d;
             Final out = ctx_final_sums(x, t3[0], t3[1], t3[2]);
@@ -923,6 +1056,57 @@ static Final rollout_pineapple(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2, in
         }
     }
     return best_out;
+}
+
+/* The last ofc card goes to the one free slot. */
+static Final finish_single(Ctx *x, const uint64_t s[3], const int f[3], uint64_t card) {
+    uint64_t t3[3] = {s[0], s[1], s[2]};
+    t3[f[0] ? 0 : f[1] ? 1 : 2] += card;
+    return ctx_final_sums(x, t3[0], t3[1], t3[2]);
+}
+
+static const Final BAD = {0.0, 0, 0, 0};
+
+/* _Context.rollout_single: ofc, one card a street */
+static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3], const uint64_t *future) {
+    Core *core = x->core;
+    uint64_t s[3] = {s_in[0], s_in[1], s_in[2]};
+    int f[3] = {f_in[0], f_in[1], f_in[2]};
+    long ids[3];
+    for (int r = 0; r < 3; r++) {
+        ids[r] = core_row(core, r, s[r]);
+        if (ids[r] < 0) { x->error = 1; return BAD; }
+    }
+    int k = 0;
+    while (f[0] + f[1] + f[2] > 1) {
+        uint64_t card = future[k++];
+        Choice ch;
+        if (choose_single(x, s, f, ids, card, &ch) < 0) { x->error = 1; return BAD; }
+        s[ch.i] += card;
+        f[ch.i]--;
+        ids[ch.i] = ch.ni;
+    }
+    if (f[0] + f[1] + f[2] == 1) return finish_single(x, s, f, future[k]);
+    return ctx_final_sums(x, s[0], s[1], s[2]);
+}
+
+/* _Context.rollout_pineapple: three cards a street, two kept */
+static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3],
+                               const uint64_t *future) {
+    uint64_t s[3] = {s_in[0], s_in[1], s_in[2]};
+    int f[3] = {f_in[0], f_in[1], f_in[2]};
+    int k = 0;
+    while (f[0] + f[1] + f[2] > 2) {
+        const uint64_t *cards = future + k;
+        k += 3;
+        Choice ch;
+        if (choose_pineapple(x, s, f, cards, &ch) < 0) { x->error = 1; return BAD; }
+        s[ch.i] += cards[ch.p];
+        f[ch.i]--;
+        s[ch.j] += cards[ch.q];
+        f[ch.j]--;
+    }
+    return finish_pineapple(x, s, f, future + k);
 }
 
 static void ctx_dealloc(Ctx *x) {
@@ -1044,9 +1228,31 @@ static PyObject *ctx_final_py(Ctx *x, PyObject *args) {
 }
 
 static Final ctx_roll(Ctx *x, const After *a, const uint64_t *future, int pineapple) {
-    if (pineapple)
-        return rollout_pineapple(x, a->s[0], a->s[1], a->s[2], a->f[0], a->f[1], a->f[2], future);
-    return rollout_single(x, a->s[0], a->s[1], a->s[2], a->f[0], a->f[1], a->f[2], future);
+    uint64_t s[3] = {a->s[0], a->s[1], a->s[2]};
+    if (pineapple) return rollout_pineapple(x, s, a->f, future);
+    return rollout_single(x, s, a->f, future);
+}
+
+/* What the rollout policy makes of one more street from a board: the best move's value (the
+ * exact score when the move finishes the board, else the policy's value of the board). */
+static double street_value(Ctx *x, const After *a, const uint64_t *cards, int pineapple) {
+    uint64_t s[3] = {a->s[0], a->s[1], a->s[2]};
+    const int *f = a->f;
+    int free_slots = f[0] + f[1] + f[2];
+    Choice ch;
+    if (pineapple) {
+        if (free_slots <= 2) return finish_pineapple(x, s, f, cards).v;
+        if (choose_pineapple(x, s, f, cards, &ch) < 0) { x->error = 1; return 0.0; }
+        return ch.v;
+    }
+    if (free_slots <= 1) return finish_single(x, s, f, cards[0]).v;
+    long ids[3];
+    for (int r = 0; r < 3; r++) {
+        ids[r] = core_row(x->core, r, s[r]);
+        if (ids[r] < 0) { x->error = 1; return 0.0; }
+    }
+    if (choose_single(x, s, f, ids, cards[0], &ch) < 0) { x->error = 1; return 0.0; }
+    return ch.v;
 }
 
 /* rollout(after, future, pineapple) -> (value, fouled, royalties, fantasyland cards) */
@@ -1187,7 +1393,88 @@ done:
     return result;
 }
 
+/* lookahead(afters, unseen, draws, seed, pineapple) -> the mean street_value of every
+ *   candidate over `draws` sampled next streets (the same for every candidate), or over every
+ *   possible next street when draws <= 0. */
+static PyObject *ctx_lookahead_py(Ctx *x, PyObject *args) {
+    PyObject *afters_obj, *unseen_obj;
+    int draws, pineapple;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OOiKp", &afters_obj, &unseen_obj, &draws, &seed, &pineapple))
+        return NULL;
+    uint64_t pool[64], cards[3];
+    int npool;
+    if (read_cards(unseen_obj, pool, 64, &npool) < 0) return NULL;
+    int street = pineapple ? 3 : 1;
+    if (npool < street) {
+        PyErr_SetString(PyExc_ValueError, "not enough unseen cards for a street");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(afters_obj, "afters must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    After *afters = (After *)malloc((size_t)(n ? n : 1) * sizeof(After));
+    double *sums = (double *)calloc((size_t)(n ? n : 1), sizeof(double));
+    PyObject *result = NULL;
+    long count = 0;
+    if (!afters || !sums) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (read_after(PySequence_Fast_GET_ITEM(seq, i), &afters[i]) < 0) goto done;
+        int free_slots = afters[i].f[0] + afters[i].f[1] + afters[i].f[2];
+        if (free_slots < (pineapple ? 2 : 1)) {
+            PyErr_SetString(PyExc_ValueError, "a candidate's board is already complete");
+            goto done;
+        }
+    }
+    if (draws > 0) {
+        Rng rng;
+        rng_seed(&rng, seed);
+        for (int d = 0; d < draws; d++) {
+            rng_sample(&rng, pool, npool, street, cards);
+            for (Py_ssize_t i = 0; i < n; i++) sums[i] += street_value(x, &afters[i], cards, pineapple);
+            if (x->error) goto failed;
+            count++;
+        }
+    } else if (pineapple) {
+        for (int a = 0; a < npool; a++)
+            for (int b = a + 1; b < npool; b++)
+                for (int c = b + 1; c < npool; c++) {
+                    cards[0] = pool[a];
+                    cards[1] = pool[b];
+                    cards[2] = pool[c];
+                    for (Py_ssize_t i = 0; i < n; i++)
+                        sums[i] += street_value(x, &afters[i], cards, pineapple);
+                    if (x->error) goto failed;
+                    count++;
+                }
+    } else {
+        for (int a = 0; a < npool; a++) {
+            cards[0] = pool[a];
+            for (Py_ssize_t i = 0; i < n; i++) sums[i] += street_value(x, &afters[i], cards, pineapple);
+            if (x->error) goto failed;
+            count++;
+        }
+    }
+    result = PyList_New(n);
+    if (!result) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) PyList_SET_ITEM(result, i, PyFloat_FromDouble(sums[i] / (double)count));
+    goto done;
+failed:
+    x->error = 0;
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+done:
+    Py_DECREF(seq);
+    free(afters);
+    free(sums);
+    return result;
+}
+
 static PyMethodDef ctx_methods[] = {
+    {"lookahead", (PyCFunction)ctx_lookahead_py, METH_VARARGS,
+     "lookahead(afters, unseen, draws, seed, pineapple) -> mean best value after one more street"},
     {"final", (PyCFunction)ctx_final_py, METH_VARARGS,
      "final(vt, vm, vb) -> (value, fouled, royalties, fantasyland cards)"},
     {"rollout", (PyCFunction)ctx_rollout_py, METH_VARARGS,
