@@ -51,6 +51,7 @@ from engine.ai import (
     _after,
     _Context,
     _model,
+    _Opponent,
     _opponents,
     choose_move,
 )
@@ -121,6 +122,108 @@ def _sample_decision(
         stage, x = model.features(a[0], a[1], a[2])
         samples.append((stage, x, target))
     return samples
+
+
+Decision = tuple[int, list[tuple[float, tuple[int | None, ...], tuple[int, ...]]], list[int],
+                 bool, list[tuple[int, int, int, int, int, int]]]
+"""(stage, opponents (q, exact rows, lower bounds), unseen cards, pineapple, candidate afters)
+of one street decision, for the backup targets."""
+
+
+def _collect(job: tuple[str, int, AIConfig, int]) -> list[Decision]:
+    """One hand: the AI (seat 0) against random (even jobs) or itself; what every street
+    decision of the AI's seats needs for a backup target (``--method backup``)."""
+    variant, k, config, sims = job
+    rules = Rules(variant=variant)
+    rng = random.Random(f"backup/{variant}/{k}")
+    against_random = k % 2 == 0
+    hand = Hand(rules, ["A", "B"], button=k % 2, seed=f"backup/{variant}/{k}")
+    model = _model(rules, config)
+    out: list[Decision] = []
+    while not hand.is_over:
+        seat = hand.to_act()[0]
+        req = hand.requirement(seat)
+        assert req is not None
+        if seat == 1 and against_random and not req.is_set:
+            hand.place(seat, *rng.choice(street_moves(req)))
+            continue
+        if req.is_set:
+            hand.autoplay(seat)
+            continue
+        board = hand.boards[seat]
+        afters = [_after(board, m) for m in street_moves(req)]
+        if sum(afters[0][3:]) > 0:
+            index = sorted(range(len(afters)), key=lambda i: -model.q(*afters[i][:3]))
+            if len(index) > _TOP_CANDIDATES + _RANDOM_CANDIDATES:
+                index = (index[:_TOP_CANDIDATES]
+                         + rng.sample(index[_TOP_CANDIDATES:], _RANDOM_CANDIDATES))
+            seen = hand.cards_seen_by(seat)
+            opponents = [(o.q, o.exact, o.lower) for o in _opponents(hand, seat, model)]
+            out.append((sum(afters[0][3:]), opponents, [c for c in DECK if c not in seen],
+                        hand.spec.street_deal != hand.spec.street_keep,
+                        [afters[i] for i in index]))
+        placed, dropped = choose_move(hand, seat, "normal", simulations=sims, config=config,
+                                      rng=random.Random(f"backup/{k}/{len(hand.log)}"))
+        hand.place(seat, placed, dropped)
+    return out
+
+
+def _backup_targets(job: tuple[str, AIConfig, list[Decision], int, int]) -> list[list[Sample]]:
+    """Samples of decisions of one stage: each candidate's target is what the policy (greedy on
+    ``config``'s value, exact when a move finishes the board) makes of one more street,
+    averaged over ``draws`` sampled streets (every possible street when ``draws`` <= 0)."""
+    variant, config, decisions, draws, seed = job
+    model = _model(Rules(variant=variant), config)
+    out = []
+    for k, (_, opponents, unseen, pineapple, afters) in enumerate(decisions):
+        ctx = _Context(model, [_Opponent(q, exact, lower, model.tables)
+                               for q, exact, lower in opponents])
+        targets = ctx.fast().lookahead(afters, unseen, draws, seed * 1_000_003 + k, pineapple)
+        group = []
+        for a, target in zip(afters, targets, strict=True):
+            stage, x = model.features(a[0], a[1], a[2])
+            group.append((stage, x, target))
+        out.append(group)
+    return out
+
+
+def _backup(
+    variant: str, hands: int, sims: int, draws: int, ridge: float, workers: int,
+    start: dict[int, tuple[float, ...]], seed: int,
+) -> tuple[dict[int, tuple[float, ...]], str]:
+    """Fitted value iteration: positions from the current AI's hands; the stages are fitted
+    from the last street back, each on one-street lookahead targets of the value fitted for
+    the stage after it."""
+    config = replace(DEFAULT_CONFIG, value_weights=tuple(sorted(start.items())) or None,
+                     learned=bool(start))
+    t = time.perf_counter()
+    with Pool(workers) as pool:
+        played = pool.map(_collect, [(variant, seed + k, config, sims) for k in range(hands)],
+                          chunksize=2)
+    decisions = [d for h in played for d in h]
+    log = [f"{variant} backup: {hands} hands, {len(decisions)} decisions, "
+           f"{sum(len(d[4]) for d in decisions)} positions ({time.perf_counter() - t:.0f} s)"]
+    print(log[-1])
+    weights = dict(start)
+    for stage in sorted({d[0] for d in decisions}):
+        t = time.perf_counter()
+        mine = [d for d in decisions if d[0] == stage]
+        # the last street is exact; earlier ones sample `draws` streets
+        n = 0 if (stage <= 2 and mine[0][3]) or not mine[0][3] else draws
+        config = replace(DEFAULT_CONFIG, value_weights=tuple(sorted(weights.items())) or None,
+                         learned=bool(weights))
+        chunks = [mine[i::workers] for i in range(workers)]
+        with Pool(workers) as pool:
+            parts = pool.map(_backup_targets,
+                             [(variant, config, c, n, seed + i) for i, c in enumerate(chunks)])
+        groups = [g for part in parts for g in part]
+        fitted, report = _fit(groups, ridge, start, centered=True)
+        weights[stage] = fitted[stage]
+        log.append(f"{report} (targets: {'every street' if n <= 0 else f'{n} streets'}, "
+                   f"{time.perf_counter() - t:.0f} s)")
+        print(log[-1])
+        sys.stdout.flush()
+    return weights, "\n".join(log)
 
 
 def _regret(y: Any, gid: Any, score: Any) -> float:
@@ -232,7 +335,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--centered", action="store_true",
                    help="fit the differences between the candidates of a decision only")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    p.add_argument("--method", choices=("rollouts", "backup"), default="rollouts",
+                   help="targets: the rollout policy's Monte Carlo values (rounds of policy "
+                        "improvement), or fitted value iteration (one-street lookahead of the "
+                        "next stage's fitted value, from the last street back)")
+    p.add_argument("--draws", type=int, default=400,
+                   help="backup: sampled streets per target (the last street: every street)")
+    p.add_argument("--sims", type=int, default=60,
+                   help="backup: simulations per decision of the AI that plays the hands")
+    p.add_argument("--start", choices=("builtin", "static"), default="builtin",
+                   help="backup: the value that plays the hands (built-in weights or Q)")
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--write", action="store_true", help="write engine/ai_values.py")
+    p.add_argument("--json", default=None,
+                   help="also write the fitted weights to this JSON file (for experiments)")
     args = p.parse_args(argv)
     from engine.ai_values import FIT_NOTES, VALUE_WEIGHTS
 
@@ -240,6 +356,13 @@ def main(argv: list[str] | None = None) -> int:
     notes = dict(FIT_NOTES)
     cmd = "python -m bench.fit_value " + " ".join(sys.argv[1:] if argv is None else argv)
     for variant in args.variant or ["pineapple", "ofc"]:
+        if args.method == "backup":
+            start = dict(VALUE_WEIGHTS.get(variant, {})) if args.start == "builtin" else {}
+            weights, text = _backup(variant, args.hands, args.sims, args.draws, args.ridge,
+                                    args.workers, start, args.seed)
+            fitted[variant] = weights
+            notes[variant] = f"``{cmd.strip()}``\n{text}"
+            continue
         config: AIConfig = replace(DEFAULT_CONFIG, learned=False)
         weights: dict[int, tuple[float, ...]] = {}
         log = [f"``{cmd.strip()}``"]
@@ -262,6 +385,11 @@ def main(argv: list[str] | None = None) -> int:
                              value_weights=tuple(sorted(weights.items())))
         fitted[variant] = weights
         notes[variant] = "\n".join(log)
+    if args.json:
+        import json
+
+        Path(args.json).write_text(json.dumps(
+            {v: {str(k): list(w) for k, w in t.items()} for v, t in fitted.items()}))
     if args.write:
         _write(Path(__file__).resolve().parent.parent / "engine" / "ai_values.py", fitted, notes)
         print("wrote engine/ai_values.py")

@@ -759,6 +759,11 @@ typedef struct {
     int strict;
     Map memo;
     int error;
+    /* the rollout policy's lookahead (0 draws: greedy on the value, as engine.ai does) */
+    int la_draws;   /* sampled next streets per examined move */
+    int la_moves;   /* moves examined (the best by the value) */
+    int la_free;    /* streets that start with at most this many free slots look ahead */
+    Rng la_rng;
 } Ctx;
 
 static PyTypeObject CtxType;
@@ -1090,9 +1095,129 @@ static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3], c
     return ctx_final_sums(x, s[0], s[1], s[2]);
 }
 
-/* _Context.rollout_pineapple: three cards a street, two kept */
+typedef struct {
+    unsigned long long s[3];
+    int f[3];
+} After;
+
+static double street_value(Ctx *x, const After *a, const uint64_t *cards, int pineapple);
+
+#define MAX_MOVES 64
+#define MAX_DRAWS 64
+
+typedef struct {
+    double v;
+    int p, i, q, j;
+} Cand;
+
+/* Every pineapple move of a street (not finishing the board) with the value of the board it
+ * leads to, in choose_pineapple's order; the count, or -1. */
+static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
+                          Cand *out) {
+    Core *core = x->core;
+    long base[3];
+    for (int r = 0; r < 3; r++) {
+        base[r] = core_row(core, r, s[r]);
+        if (base[r] < 0) return -1;
+    }
+    int free1[3], n1 = 0, free2[3], n2 = 0, n = 0;
+    for (int r = 0; r < 3; r++) {
+        if (f[r]) free1[n1++] = r;
+        if (f[r] >= 2) free2[n2++] = r;
+    }
+    long one[3][3];
+    for (int ci = 0; ci < 3; ci++)
+        for (int t = 0; t < n1; t++) {
+            int r = free1[t];
+            one[ci][r] = core_row(core, r, s[r] + cards[ci]);
+            if (one[ci][r] < 0) return -1;
+        }
+    static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    for (int pi = 0; pi < 3; pi++) {
+        int p = pairs[pi][0], q = pairs[pi][1];
+        for (int t = 0; t < n2; t++) {
+            int r = free2[t];
+            long info = core_row(core, r, s[r] + cards[p] + cards[q]);
+            if (info < 0) return -1;
+            long rows3[3] = {base[0], base[1], base[2]};
+            rows3[r] = info;
+            Cand c = {core_qi(core, rows3[0], rows3[1], rows3[2]), p, r, q, r};
+            out[n++] = c;
+        }
+        for (int ti = 0; ti < n1; ti++)
+            for (int tj = 0; tj < n1; tj++) {
+                int i = free1[ti], j = free1[tj];
+                if (i == j) continue;
+                long rows3[3] = {base[0], base[1], base[2]};
+                rows3[i] = one[p][i];
+                rows3[j] = one[q][j];
+                Cand c = {core_qi(core, rows3[0], rows3[1], rows3[2]), p, i, q, j};
+                out[n++] = c;
+            }
+    }
+    return n;
+}
+
+/* The lookahead choice: the best `la_moves` moves by the value, each judged by what the policy
+ * makes of the next street, averaged over `la_draws` sampled streets (the same for every move)
+ * from the cards the rollout has not dealt yet (pool[dealt..npool)). */
+static int choose_lookahead(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
+                            const uint64_t *pool, int dealt, int npool, Choice *out) {
+    Cand moves[MAX_MOVES];
+    int n = enum_pineapple(x, s, f, cards, moves);
+    if (n < 0) return -1;
+    int m = x->la_moves < n ? x->la_moves : n;
+    /* the best m by value, first in move order on ties (a stable partial selection) */
+    for (int a = 0; a < m; a++) {
+        int best = a;
+        for (int b = a + 1; b < n; b++)
+            if (moves[b].v > moves[best].v) best = b;
+        if (best != a) {
+            Cand t = moves[best];
+            memmove(&moves[a + 1], &moves[a], (size_t)(best - a) * sizeof(Cand));
+            moves[a] = t;
+        }
+    }
+    int avail = npool - dealt, draws = x->la_draws < MAX_DRAWS ? x->la_draws : MAX_DRAWS;
+    if (avail < 3) draws = 0;
+    uint64_t streets[MAX_DRAWS][3];
+    for (int d = 0; d < draws; d++) {
+        uint32_t a = rng_below(&x->la_rng, (uint32_t)avail), b, c;
+        do b = rng_below(&x->la_rng, (uint32_t)avail); while (b == a);
+        do c = rng_below(&x->la_rng, (uint32_t)avail); while (c == a || c == b);
+        streets[d][0] = pool[dealt + (int)a];
+        streets[d][1] = pool[dealt + (int)b];
+        streets[d][2] = pool[dealt + (int)c];
+    }
+    int chosen = 0;
+    double best = -1e18;
+    for (int k = 0; k < m && draws > 0; k++) {
+        Cand *mv = &moves[k];
+        After a = {{s[0], s[1], s[2]}, {f[0], f[1], f[2]}};
+        a.s[mv->i] += cards[mv->p];
+        a.f[mv->i]--;
+        a.s[mv->j] += cards[mv->q];
+        a.f[mv->j]--;
+        double total = 0.0;
+        for (int d = 0; d < draws; d++) total += street_value(x, &a, streets[d], 1);
+        if (x->error) return -1;
+        if (total > best) {
+            best = total;
+            chosen = k;
+        }
+    }
+    out->v = moves[chosen].v;
+    out->p = moves[chosen].p;
+    out->i = moves[chosen].i;
+    out->q = moves[chosen].q;
+    out->j = moves[chosen].j;
+    return 0;
+}
+
+/* _Context.rollout_pineapple: three cards a street, two kept (with the lookahead when it is on;
+ * `future` is then the rollout's whole pool of npool cards, dealt from the front) */
 static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3],
-                               const uint64_t *future) {
+                               const uint64_t *future, int npool) {
     uint64_t s[3] = {s_in[0], s_in[1], s_in[2]};
     int f[3] = {f_in[0], f_in[1], f_in[2]};
     int k = 0;
@@ -1100,7 +1225,12 @@ static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3]
         const uint64_t *cards = future + k;
         k += 3;
         Choice ch;
-        if (choose_pineapple(x, s, f, cards, &ch) < 0) { x->error = 1; return BAD; }
+        int rc;
+        if (x->la_draws > 0 && f[0] + f[1] + f[2] <= x->la_free)
+            rc = choose_lookahead(x, s, f, cards, future, k, npool, &ch);
+        else
+            rc = choose_pineapple(x, s, f, cards, &ch);
+        if (rc < 0) { x->error = 1; return BAD; }
         s[ch.i] += cards[ch.p];
         f[ch.i]--;
         s[ch.j] += cards[ch.q];
@@ -1197,11 +1327,6 @@ static int read_cards(PyObject *seq, uint64_t *out, int cap, int *n) {
     return PyErr_Occurred() ? -1 : 0;
 }
 
-typedef struct {
-    unsigned long long s[3];
-    int f[3];
-} After;
-
 static int read_after(PyObject *o, After *a) {
     if (!PyTuple_Check(o)) {
         PyErr_SetString(PyExc_TypeError, "an after is a tuple (s0, s1, s2, f0, f1, f2)");
@@ -1227,9 +1352,9 @@ static PyObject *ctx_final_py(Ctx *x, PyObject *args) {
     return final_tuple(f);
 }
 
-static Final ctx_roll(Ctx *x, const After *a, const uint64_t *future, int pineapple) {
+static Final ctx_roll(Ctx *x, const After *a, const uint64_t *future, int npool, int pineapple) {
     uint64_t s[3] = {a->s[0], a->s[1], a->s[2]};
-    if (pineapple) return rollout_pineapple(x, s, a->f, future);
+    if (pineapple) return rollout_pineapple(x, s, a->f, future, npool);
     return rollout_single(x, s, a->f, future);
 }
 
@@ -1271,7 +1396,7 @@ static PyObject *ctx_rollout_py(Ctx *x, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "the future is too short for the free slots");
         return NULL;
     }
-    Final f = ctx_roll(x, &a, cards, pineapple);
+    Final f = ctx_roll(x, &a, cards, n, pineapple);
     if (x->error) {
         x->error = 0;
         if (!PyErr_Occurred()) PyErr_NoMemory();
@@ -1330,6 +1455,7 @@ static PyObject *ctx_simulate_py(Ctx *x, PyObject *args) {
     }
     Rng rng;
     rng_seed(&rng, seed);
+    rng_seed(&x->la_rng, seed ^ 0x5bd1e9955bd1e995ULL);
     double start = now_seconds(), last = start;
     int done_rounds = 0;
     for (int round = 0; round < rounds; round++) {
@@ -1342,7 +1468,7 @@ static PyObject *ctx_simulate_py(Ctx *x, PyObject *args) {
         }
         rng_sample(&rng, pool, npool, need, future);
         for (Py_ssize_t i = 0; i < n; i++) {
-            Final f = ctx_roll(x, &afters[i], future, pineapple);
+            Final f = ctx_roll(x, &afters[i], pool, npool, pineapple);
             if (x->error) {
                 x->error = 0;
                 if (!PyErr_Occurred()) PyErr_NoMemory();
@@ -1472,7 +1598,25 @@ done:
     return result;
 }
 
+/* set_lookahead(draws, moves, free_slots, seed): the rollout policy's lookahead (draws 0: off) */
+static PyObject *ctx_set_lookahead_py(Ctx *x, PyObject *args) {
+    int draws, moves, free_slots;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTuple(args, "iii|K", &draws, &moves, &free_slots, &seed)) return NULL;
+    if (draws < 0 || draws > MAX_DRAWS || moves < 1 || moves > MAX_MOVES) {
+        PyErr_SetString(PyExc_ValueError, "lookahead: 0-64 draws, 1-64 moves");
+        return NULL;
+    }
+    x->la_draws = draws;
+    x->la_moves = moves;
+    x->la_free = free_slots;
+    rng_seed(&x->la_rng, seed);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef ctx_methods[] = {
+    {"set_lookahead", (PyCFunction)ctx_set_lookahead_py, METH_VARARGS,
+     "set_lookahead(draws, moves, free_slots, seed=0): the rollout policy's lookahead"},
     {"lookahead", (PyCFunction)ctx_lookahead_py, METH_VARARGS,
      "lookahead(afters, unseen, draws, seed, pineapple) -> mean best value after one more street"},
     {"final", (PyCFunction)ctx_final_py, METH_VARARGS,

@@ -159,6 +159,12 @@ class AIConfig:
     """Rollouts and the ranking of candidates use the learned board value (``engine.ai_values``,
     fitted by ``python -m bench.fit_value``) where the rules are the ones it was fitted on (the
     variant's defaults; timers aside); else, and with ``False``, the static value ``Q``."""
+    lookahead_draws: int = 0
+    """Compiled pineapple rollouts: at streets that start with at most ``lookahead_free`` free
+    slots, the best ``lookahead_moves`` moves by the value are judged by what the policy makes
+    of the next street over this many sampled streets (0: greedy on the value)."""
+    lookahead_moves: int = 8
+    lookahead_free: int = 4
     value_weights: tuple[tuple[int, tuple[float, ...]], ...] | None = None
     """Learned-value weights per stage (free slots) to use instead of the built-in ones (the
     fitting script passes each iteration's weights this way)."""
@@ -1138,6 +1144,9 @@ def _compiled_batch(
     ctx: _Context, unseen: list[Card], need: int, rng: random.Random, pineapple: bool
 ) -> _Batch:
     fast = ctx.fast()
+    config = ctx.model.config
+    if pineapple and config.lookahead_draws:
+        fast.set_lookahead(config.lookahead_draws, config.lookahead_moves, config.lookahead_free)
 
     def batch(
         afters: list[_After], rounds: int, budget: float | None, min_rounds: int
