@@ -1071,9 +1071,66 @@ static Final finish_single(Ctx *x, const uint64_t s[3], const int f[3], uint64_t
 }
 
 static const Final BAD = {0.0, 0, 0, 0};
+#define MAX_DRAWS_SINGLE 64
 
-/* _Context.rollout_single: ofc, one card a street */
-static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3], const uint64_t *future) {
+typedef struct {
+    unsigned long long s[3];
+    int f[3];
+} After;
+
+static double street_value(Ctx *x, const After *a, const uint64_t *cards, int pineapple);
+
+/* ofc with the lookahead: each row the card may go to is judged by what the policy makes of
+ * the next card, averaged over `la_draws` cards drawn from pool[dealt..npool) (the same cards
+ * for every row; every such card when there are no more of them than draws). */
+static int choose_single_lookahead(Ctx *x, const uint64_t s[3], const int f[3], uint64_t card,
+                                   const uint64_t *pool, int dealt, int npool, Choice *out) {
+    int avail = npool - dealt;
+    int draws = x->la_draws < avail ? x->la_draws : avail;
+    uint64_t next[MAX_DRAWS_SINGLE];
+    if (draws > MAX_DRAWS_SINGLE) draws = MAX_DRAWS_SINGLE;
+    if (draws == avail) {
+        for (int d = 0; d < draws; d++) next[d] = pool[dealt + d];
+    } else {
+        /* a partial shuffle of the indices [0, avail) */
+        int idx[64];
+        for (int d = 0; d < avail; d++) idx[d] = d;
+        for (int d = 0; d < draws; d++) {
+            int j = d + (int)rng_below(&x->la_rng, (uint32_t)(avail - d));
+            int t = idx[d];
+            idx[d] = idx[j];
+            idx[j] = t;
+            next[d] = pool[dealt + idx[d]];
+        }
+    }
+    double best = -1e18;
+    int chosen = -1;
+    for (int r = 0; r < 3; r++) {
+        if (!f[r]) continue;
+        After a = {{s[0], s[1], s[2]}, {f[0], f[1], f[2]}};
+        a.s[r] += card;
+        a.f[r]--;
+        double total = 0.0;
+        for (int d = 0; d < draws; d++) total += street_value(x, &a, &next[d], 0);
+        if (x->error) return -1;
+        if (chosen < 0 || total > best) {
+            best = total;
+            chosen = r;
+        }
+    }
+    out->v = best;
+    out->p = 0;
+    out->i = chosen;
+    out->q = out->j = -1;
+    out->ni = core_row(x->core, chosen, s[chosen] + card);
+    out->nj = 0;
+    return out->ni < 0 ? -1 : 0;
+}
+
+/* _Context.rollout_single: ofc, one card a street (with the lookahead when it is on; `future`
+ * is then the rollout's whole pool of npool cards, dealt from the front) */
+static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3],
+                            const uint64_t *future, int npool) {
     Core *core = x->core;
     uint64_t s[3] = {s_in[0], s_in[1], s_in[2]};
     int f[3] = {f_in[0], f_in[1], f_in[2]};
@@ -1086,7 +1143,12 @@ static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3], c
     while (f[0] + f[1] + f[2] > 1) {
         uint64_t card = future[k++];
         Choice ch;
-        if (choose_single(x, s, f, ids, card, &ch) < 0) { x->error = 1; return BAD; }
+        int rc;
+        if (x->la_draws > 0 && f[0] + f[1] + f[2] <= x->la_free)
+            rc = choose_single_lookahead(x, s, f, card, future, k, npool, &ch);
+        else
+            rc = choose_single(x, s, f, ids, card, &ch);
+        if (rc < 0) { x->error = 1; return BAD; }
         s[ch.i] += card;
         f[ch.i]--;
         ids[ch.i] = ch.ni;
@@ -1094,13 +1156,6 @@ static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3], c
     if (f[0] + f[1] + f[2] == 1) return finish_single(x, s, f, future[k]);
     return ctx_final_sums(x, s[0], s[1], s[2]);
 }
-
-typedef struct {
-    unsigned long long s[3];
-    int f[3];
-} After;
-
-static double street_value(Ctx *x, const After *a, const uint64_t *cards, int pineapple);
 
 #define MAX_MOVES 64
 #define MAX_DRAWS 64
@@ -1355,7 +1410,7 @@ static PyObject *ctx_final_py(Ctx *x, PyObject *args) {
 static Final ctx_roll(Ctx *x, const After *a, const uint64_t *future, int npool, int pineapple) {
     uint64_t s[3] = {a->s[0], a->s[1], a->s[2]};
     if (pineapple) return rollout_pineapple(x, s, a->f, future, npool);
-    return rollout_single(x, s, a->f, future);
+    return rollout_single(x, s, a->f, future, npool);
 }
 
 /* What the rollout policy makes of one more street from a board: the best move's value (the

@@ -159,12 +159,21 @@ class AIConfig:
     """Rollouts and the ranking of candidates use the learned board value (``engine.ai_values``,
     fitted by ``python -m bench.fit_value``) where the rules are the ones it was fitted on (the
     variant's defaults; timers aside); else, and with ``False``, the static value ``Q``."""
-    lookahead_draws: int = 0
-    """Compiled pineapple rollouts: at streets that start with at most ``lookahead_free`` free
-    slots, the best ``lookahead_moves`` moves by the value are judged by what the policy makes
-    of the next street over this many sampled streets (0: greedy on the value)."""
+    lookahead_draws: int = 8
+    """The compiled rollouts' policy in pineapple: at streets that start with at most
+    ``lookahead_free`` free slots, the best ``lookahead_moves`` moves by the value are judged
+    by what the policy makes of the next street, averaged over this many sampled streets (the
+    same for every move; 0: greedy on the value, as the Python rollouts).  With the defaults the
+    street before the last is chosen on the exact scores of 8 sampled last streets.  Paired on
+    the same deals (strong, sessions of 8, 40 deals, seeds 1000+, against random): +0.88 +- 0.39
+    points/hand over the greedy policy (16 draws: +0.37 +- 0.28; also at the street before:
+    +0.22 +- 0.35; every move judged: +0.27 +- 0.30; 4 draws of the best 6 at every street:
+    +0.56 +- 0.33)."""
     lookahead_moves: int = 8
     lookahead_free: int = 4
+    ofc_lookahead_draws: int = 0
+    """``lookahead_draws`` in classic ofc (one card a street, every row judged).  16 draws at
+    every street measured -0.03 +- 0.19 points/hand against random (100 deals): off."""
     value_weights: tuple[tuple[int, tuple[float, ...]], ...] | None = None
     """Learned-value weights per stage (free slots) to use instead of the built-in ones (the
     fitting script passes each iteration's weights this way)."""
@@ -1145,8 +1154,9 @@ def _compiled_batch(
 ) -> _Batch:
     fast = ctx.fast()
     config = ctx.model.config
-    if pineapple and config.lookahead_draws:
-        fast.set_lookahead(config.lookahead_draws, config.lookahead_moves, config.lookahead_free)
+    draws = config.lookahead_draws if pineapple else config.ofc_lookahead_draws
+    if draws:
+        fast.set_lookahead(draws, config.lookahead_moves, config.lookahead_free)
 
     def batch(
         afters: list[_After], rounds: int, budget: float | None, min_rounds: int

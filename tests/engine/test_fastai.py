@@ -181,3 +181,58 @@ def test_both_paths_choose_legal_moves_and_agree_on_finishing_moves(
                 hand.verify_place(seat, *move)
                 hand.place(seat, *move)
             assert hand.settlement is not None
+
+
+def test_lookahead_is_the_mean_best_score_of_the_last_street() -> None:
+    """With two free slots left, ``lookahead`` over every possible last street is the exact
+    expected score of finishing well (checked by brute force in Python)."""
+    from itertools import combinations
+
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/lookahead")
+    while True:
+        seat = hand.to_act()[0]
+        req = hand.requirement(seat)
+        assert req is not None
+        if seat == 0 and sum(hand.boards[0].free_slots) == 4:
+            break
+        hand.place(seat, *street_moves(req)[0])
+    ctx, unseen, _ = decision(hand, 0)
+    afters = [_after(hand.boards[0], m) for m in street_moves(req)[:3]]
+    got = ctx.fast().lookahead(afters, unseen, 0, 0, True)
+    for a, value in zip(afters, got, strict=True):
+        rows = [0] * a[3] + [1] * a[4] + [2] * a[5]
+        total = 0.0
+        count = 0
+        for street in combinations(unseen, 3):
+            best = None
+            for c, d in combinations(street, 2):
+                for x, y in ((c, d), (d, c)):
+                    s = list(a[:3])
+                    s[rows[0]] += x
+                    s[rows[1]] += y
+                    v = ctx.final(*(_VALUES[t & MASK] for t in s))[0]
+                    best = v if best is None else max(best, v)
+            assert best is not None
+            total += best
+            count += 1
+        assert value == pytest.approx(total / count, abs=1e-9)
+
+
+def test_the_lookahead_policy_is_reproducible_and_changes_choices() -> None:
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/la-policy")
+    seat = hand.to_act()[0]
+    ctx, unseen, _ = decision(hand, seat)
+    req = hand.requirement(seat)
+    assert req is not None
+    afters = [_after(hand.boards[seat], m) for m in street_moves(req)[:6]]
+    greedy = ctx.fast().simulate(afters, unseen, 12, 40, 7, True)
+    runs = []
+    for _ in range(2):
+        fresh, _, _ = decision(hand, seat)
+        fast = fresh.fast()
+        fast.set_lookahead(8, 8, 4)
+        runs.append(fast.simulate(afters, unseen, 12, 40, 7, True))
+    assert runs[0] == runs[1]
+    assert runs[0][1] != greedy[1]  # the street before the last is chosen differently somewhere
+    with pytest.raises(ValueError):
+        ctx.fast().set_lookahead(100, 8, 4)
