@@ -135,6 +135,90 @@ static int map_put(Map *m, uint64_t key, Val v) {
     return 0;
 }
 
+/* The same with a pair of keys (k1 < 2^63 stored plus one; k2 any). */
+typedef struct {
+    uint64_t *k1;
+    uint64_t *k2;
+    Val *vals;
+    size_t cap;
+    size_t n;
+} Map2;
+
+static int map2_init(Map2 *m, size_t cap) {
+    m->k1 = (uint64_t *)calloc(cap, sizeof(uint64_t));
+    m->k2 = (uint64_t *)malloc(cap * sizeof(uint64_t));
+    m->vals = (Val *)malloc(cap * sizeof(Val));
+    m->cap = cap;
+    m->n = 0;
+    if (!m->k1 || !m->k2 || !m->vals) {
+        free(m->k1);
+        free(m->k2);
+        free(m->vals);
+        m->k1 = m->k2 = NULL;
+        m->vals = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void map2_free(Map2 *m) {
+    free(m->k1);
+    free(m->k2);
+    free(m->vals);
+    m->k1 = m->k2 = NULL;
+    m->vals = NULL;
+    m->cap = m->n = 0;
+}
+
+static inline size_t map2_slot(uint64_t a, uint64_t b) { return (size_t)mix64(a ^ mix64(b + 0x632be59bd9b4e019ULL)); }
+
+static inline Val *map2_get(const Map2 *m, uint64_t a, uint64_t b) {
+    uint64_t k = a + 1;
+    size_t mask = m->cap - 1;
+    size_t i = map2_slot(k, b) & mask;
+    for (;;) {
+        uint64_t here = m->k1[i];
+        if (here == k && m->k2[i] == b) return &m->vals[i];
+        if (here == 0) return NULL;
+        i = (i + 1) & mask;
+    }
+}
+
+static int map2_put(Map2 *m, uint64_t a, uint64_t b, Val v) {
+    if (m->n >= MEMO_CAP) {
+        memset(m->k1, 0, m->cap * sizeof(uint64_t));
+        m->n = 0;
+    }
+    if ((m->n + 1) * 2 > m->cap) {
+        Map2 bigger;
+        if (map2_init(&bigger, m->cap * 2) < 0) return -1;
+        size_t mask = bigger.cap - 1;
+        for (size_t j = 0; j < m->cap; j++) {
+            if (!m->k1[j]) continue;
+            size_t i = map2_slot(m->k1[j], m->k2[j]) & mask;
+            while (bigger.k1[i]) i = (i + 1) & mask;
+            bigger.k1[i] = m->k1[j];
+            bigger.k2[i] = m->k2[j];
+            bigger.vals[i] = m->vals[j];
+        }
+        bigger.n = m->n;
+        map2_free(m);
+        *m = bigger;
+    }
+    uint64_t k = a + 1;
+    size_t mask = m->cap - 1;
+    size_t i = map2_slot(k, b) & mask;
+    while (m->k1[i] && !(m->k1[i] == k && m->k2[i] == b)) i = (i + 1) & mask;
+    if (!m->k1[i]) {
+        m->k1[i] = k;
+        m->k2[i] = b;
+        m->n++;
+    }
+    m->vals[i] = v;
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Hand values of complete rows: the evaluator's table (key = card sum & MASK), loaded once.
  */
@@ -207,6 +291,9 @@ static void rng_sample(Rng *r, uint64_t *pool, int n, int need, uint64_t *out) {
 /* ---------------------------------------------------------------------------------------------
  * Core: the per-model tables (one per engine.ai._Model).
  */
+#define MAX_FEATS 64
+#define ROW_FEATS 24
+
 typedef struct {
     int registered;
     int free;
@@ -214,7 +301,59 @@ typedef struct {
     int ndist;
     int32_t *dist;   /* sorted values the row reaches */
     double *parts;   /* nstages * 5: the learned value's per-row parts */
+    int nfeats;
+    double feats[ROW_FEATS]; /* _row_features */
 } RowRec;
+
+/* Row states and what they are worth: a model's (rows from Python) or one decision's (rows
+ * computed here from the cards the seat has not seen). */
+typedef struct {
+    Map2 rows[3];   /* (row state s, base) -> row id (in .a) */
+    Map2 abs;       /* abstract row key -> row id (live rows) */
+    Map ptm, pmb;   /* (id << 24 | id) -> foul chance */
+    RowRec *recs;
+    size_t nrecs;
+    long next_id;   /* live rows: the next id */
+} RowTable;
+
+static int tab_init(RowTable *t, size_t cap) {
+    for (int r = 0; r < 3; r++)
+        if (!t->rows[r].k1 && map2_init(&t->rows[r], cap) < 0) return -1;
+    if (!t->abs.k1 && map2_init(&t->abs, cap) < 0) return -1;
+    if (!t->ptm.keys && map_init(&t->ptm, cap) < 0) return -1;
+    if (!t->pmb.keys && map_init(&t->pmb, cap) < 0) return -1;
+    if (t->next_id < 1) t->next_id = 1;
+    return 0;
+}
+
+static void tab_free(RowTable *t) {
+    for (int r = 0; r < 3; r++) map2_free(&t->rows[r]);
+    map2_free(&t->abs);
+    map_free(&t->ptm);
+    map_free(&t->pmb);
+    for (size_t i = 0; i < t->nrecs; i++) {
+        free(t->recs[i].dist);
+        free(t->recs[i].parts);
+    }
+    free(t->recs);
+    t->recs = NULL;
+    t->nrecs = 0;
+}
+
+static int tab_reserve(RowTable *t, size_t id) {
+    if (id < t->nrecs) return 0;
+    size_t n = t->nrecs ? t->nrecs : 1024;
+    while (n <= id) n *= 2;
+    RowRec *recs = (RowRec *)realloc(t->recs, n * sizeof(RowRec));
+    if (!recs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(recs + t->nrecs, 0, (n - t->nrecs) * sizeof(RowRec));
+    t->recs = recs;
+    t->nrecs = n;
+    return 0;
+}
 
 /* The learned value's weights of one stage as engine.ai._Stage arranges them. */
 typedef struct {
@@ -240,30 +379,12 @@ typedef struct {
     int nstages;
     int stage_index[MAX_STAGES]; /* stage (free slots) -> index, -1 when none */
     Stage st[MAX_STAGES];
-    Map rows[3];       /* row state s -> abstract id (in .a) */
-    Map ptm, pmb;      /* (id << 24 | id) -> foul chance */
-    RowRec *recs;
-    size_t nrecs;
+    RowTable tab;      /* rows from Python (engine.ai._Model.row) */
     int32_t tables[3][64]; /* quantile tables of final row values */
     int ntable[3];
 } Core;
 
 static PyTypeObject CoreType;
-
-static int core_reserve(Core *c, size_t id) {
-    if (id < c->nrecs) return 0;
-    size_t n = c->nrecs ? c->nrecs : 1024;
-    while (n <= id) n *= 2;
-    RowRec *recs = (RowRec *)realloc(c->recs, n * sizeof(RowRec));
-    if (!recs) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    memset(recs + c->nrecs, 0, (n - c->nrecs) * sizeof(RowRec));
-    c->recs = recs;
-    c->nrecs = n;
-    return 0;
-}
 
 /* _Stage.part: row r's share of the learned value at stage k, from e = (mean, *feats) */
 static void stage_part(const Stage *st, int r, const double *e, int ne, double mean, double *out) {
@@ -283,8 +404,6 @@ static void stage_part(const Stage *st, int r, const double *e, int ne, double m
     out[3] = atoms[1];
     out[4] = atoms[2];
 }
-
-#define MAX_FEATS 64
 
 static int core_register(Core *c, int r, uint64_t s, long id) {
     PyObject *info = PyObject_CallFunction(c->row_info, "iK", r, (unsigned long long)s);
@@ -342,12 +461,12 @@ static int core_register(Core *c, int r, uint64_t s, long id) {
     }
     for (int k = 0; k < c->nstages; k++) stage_part(&c->st[k], r, e, (int)nf + 1, mean, p + k * 5);
     /* the call back ran Python: another thread may have registered the row meanwhile */
-    if (core_reserve(c, (size_t)id) < 0) {
+    if (tab_reserve(&c->tab, (size_t)id) < 0) {
         free(d);
         free(p);
         return -1;
     }
-    RowRec *rec = &c->recs[id];
+    RowRec *rec = &c->tab.recs[id];
     if (rec->registered) {
         free(d);
         free(p);
@@ -358,13 +477,15 @@ static int core_register(Core *c, int r, uint64_t s, long id) {
     rec->ndist = (int)nd;
     rec->dist = d;
     rec->parts = p;
+    rec->nfeats = (int)nf < ROW_FEATS ? (int)nf : ROW_FEATS;
+    for (int i = 0; i < rec->nfeats; i++) rec->feats[i] = e[i + 1];
     rec->registered = 1;
     return 0;
 }
 
 /* abstract id of row r in state s (calls back into Python on the first sight); -1 on error */
 static long core_row(Core *c, int r, uint64_t s) {
-    Val *v = map_get(&c->rows[r], s);
+    Val *v = map2_get(&c->tab.rows[r], s, 0);
     if (v) return v->a;
     PyObject *res = PyObject_CallFunction(c->row_id, "iK", r, (unsigned long long)s);
     if (!res) return -1;
@@ -374,11 +495,11 @@ static long core_row(Core *c, int r, uint64_t s) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "row ids are positive");
         return -1;
     }
-    if ((size_t)id >= c->nrecs || !c->recs[id].registered) {
+    if ((size_t)id >= c->tab.nrecs || !c->tab.recs[id].registered) {
         if (core_register(c, r, s, id) < 0) return -1;
     }
     Val nv = {0.0, (int32_t)id, 0};
-    if (map_put(&c->rows[r], s, nv) < 0) return -1;
+    if (map2_put(&c->tab.rows[r], s, 0, nv) < 0) return -1;
     return id;
 }
 
@@ -412,11 +533,11 @@ static int cmp32(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-static double core_ptm(Core *c, long a, long b) {
+static double core_ptm(const Core *c, RowTable *tab, long a, long b) {
     uint64_t key = (uint64_t)a << 24 | (uint64_t)b;
-    Val *v = map_get(&c->ptm, key);
+    Val *v = map_get(&tab->ptm, key);
     if (v) return v->d;
-    RowRec *t = &c->recs[a], *m = &c->recs[b];
+    RowRec *t = &tab->recs[a], *m = &tab->recs[b];
     long long bad = 0;
     if (c->strict) {
         int32_t tr[MAX_DIST];
@@ -439,30 +560,30 @@ static double core_ptm(Core *c, long a, long b) {
     }
     double p = (double)bad / (double)((long long)t->ndist * (long long)m->ndist);
     Val nv = {p, 0, 0};
-    map_put(&c->ptm, key, nv);
+    map_put(&tab->ptm, key, nv);
     return p;
 }
 
-static double core_pmb(Core *c, long a, long b) {
+static double core_pmb(RowTable *tab, long a, long b) {
     uint64_t key = (uint64_t)a << 24 | (uint64_t)b;
-    Val *v = map_get(&c->pmb, key);
+    Val *v = map_get(&tab->pmb, key);
     if (v) return v->d;
-    RowRec *m = &c->recs[a], *bt = &c->recs[b];
+    RowRec *m = &tab->recs[a], *bt = &tab->recs[b];
     long long bad = 0;
     for (int i = 0; i < m->ndist; i++) bad += (long long)bisect_left32(bt->dist, bt->ndist, m->dist[i]);
     double p = (double)bad / (double)((long long)m->ndist * (long long)bt->ndist);
     Val nv = {p, 0, 0};
-    map_put(&c->pmb, key, nv);
+    map_put(&tab->pmb, key, nv);
     return p;
 }
 
 /* _Model.qi: the rollout policy's value of a board from its rows' abstract ids */
-static double core_qi(Core *c, long a, long b, long d) {
-    double p1 = core_ptm(c, a, b);
-    double p2 = core_pmb(c, b, d);
+static double core_qi(const Core *c, RowTable *tab, long a, long b, long d) {
+    double p1 = core_ptm(c, tab, a, b);
+    double p2 = core_pmb(tab, b, d);
     double p = p1 + p2;
     if (p > 1.0) p = 1.0;
-    RowRec *ra = &c->recs[a], *rb = &c->recs[b], *rc = &c->recs[d];
+    RowRec *ra = &tab->recs[a], *rb = &tab->recs[b], *rc = &tab->recs[d];
     if (c->nstages) {
         int stage = ra->free + rb->free + rc->free;
         int k = stage < MAX_STAGES ? c->stage_index[stage] : -1;
@@ -504,14 +625,7 @@ static void core_dealloc(Core *c) {
     for (int k = 0; k < MAX_STAGES; k++) stage_free(&c->st[k]);
     Py_XDECREF(c->row_id);
     Py_XDECREF(c->row_info);
-    for (int r = 0; r < 3; r++) map_free(&c->rows[r]);
-    map_free(&c->ptm);
-    map_free(&c->pmb);
-    for (size_t i = 0; i < c->nrecs; i++) {
-        free(c->recs[i].dist);
-        free(c->recs[i].parts);
-    }
-    free(c->recs);
+    tab_free(&c->tab);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
@@ -693,12 +807,7 @@ static int core_init(Core *c, PyObject *args, PyObject *kw) {
         }
     }
     Py_DECREF(tb);
-    for (int r = 0; r < 3; r++) {
-        if (!c->rows[r].keys && map_init(&c->rows[r], 1 << 14) < 0) return -1;
-    }
-    if (!c->ptm.keys && map_init(&c->ptm, 1 << 14) < 0) return -1;
-    if (!c->pmb.keys && map_init(&c->pmb, 1 << 14) < 0) return -1;
-    return 0;
+    return tab_init(&c->tab, 1 << 14);
 }
 
 static PyObject *core_qi_py(Core *c, PyObject *args) {
@@ -710,7 +819,7 @@ static PyObject *core_qi_py(Core *c, PyObject *args) {
     if (b < 0) return NULL;
     long d = core_row(c, 2, s2);
     if (d < 0) return NULL;
-    return PyFloat_FromDouble(core_qi(c, a, b, d));
+    return PyFloat_FromDouble(core_qi(c, &c->tab, a, b, d));
 }
 
 static PyMethodDef core_methods[] = {
@@ -759,6 +868,15 @@ typedef struct {
     int strict;
     Map memo;
     int error;
+    RowTable *tab;     /* the rows in use: the model's (from Python) or this decision's own */
+    RowTable own;
+    int live;          /* rows computed here from the cards the seat has not seen */
+    uint64_t live_pool[64];
+    int live_n;
+    int samples;       /* random fills per live row */
+    uint64_t live_seed;
+    double equity_weight;
+    uint64_t base[3];  /* live rows: the candidate's rows at the decision (cards the seat saw) */
     /* the rollout policy's lookahead (0 draws: greedy on the value, as engine.ai does) */
     int la_draws;   /* sampled next streets per examined move */
     int la_moves;   /* moves examined (the best by the value) */
@@ -935,6 +1053,258 @@ static inline Final ctx_final_sums(Ctx *x, uint64_t s0, uint64_t s1, uint64_t s2
     return ctx_final(x, value_of(s0), value_of(s1), value_of(s2));
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Live rows: engine.ai._Model.row computed here for one decision, with the random fills drawn
+ * from the cards the seat has not seen (minus the row's own cards dealt by the rollout), so
+ * dead cards count.  The same features and learned value as the model's rows.
+ */
+static const int FULL[3] = {3, 5, 5};
+static const uint64_t POW5[13] = {1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL,
+                                  78125ULL, 390625ULL, 1953125ULL, 9765625ULL, 48828125ULL,
+                                  244140625ULL};
+
+static void rank_counts(uint64_t rank_key, int counts[13]) {
+    for (int k = 0; k < 13; k++) {
+        counts[k] = (int)(rank_key % 5);
+        rank_key /= 5;
+    }
+}
+
+static inline int card_rank(uint64_t card) {
+    uint64_t rp = card >> 28;
+    for (int k = 0; k < 13; k++)
+        if (POW5[k] == rp) return k;
+    return -1;
+}
+
+static inline int card_suit(uint64_t card) {
+    uint64_t sp = card & ((1ULL << 28) - 1);
+    for (int k = 0; k < 4; k++)
+        if (sp == (13ULL << (7 * k))) return k;
+    return -1;
+}
+
+/* _made_value: a lower bound (evaluator scale) for any row holding these ranks */
+static int32_t made_value(const int c[13]) {
+    int q = -1, t = -1, p0 = -1, p1 = -1, s0 = -1;
+    for (int r = 12; r >= 0; r--) {
+        if (c[r] >= 4 && q < 0) q = r;
+        else if (c[r] == 3 && t < 0) t = r;
+        else if (c[r] == 2) {
+            if (p0 < 0) p0 = r;
+            else if (p1 < 0) p1 = r;
+        } else if (c[r] == 1 && s0 < 0) s0 = r;
+    }
+    if (q >= 0) return QUADS << CATEGORY_SHIFT | (q + 2) << 16;
+    if (t >= 0) return TRIPS << CATEGORY_SHIFT | (t + 2) << 16;
+    if (p1 >= 0) return 2 << CATEGORY_SHIFT | (p0 + 2) << 16 | (p1 + 2) << 12;
+    if (p0 >= 0) return PAIR << CATEGORY_SHIFT | (p0 + 2) << 16;
+    if (s0 >= 0) return HIGH_CARD << CATEGORY_SHIFT | (s0 + 2) << 16;
+    return 0;
+}
+
+/* _straight_draw */
+static int straight_draw(const int c[13]) {
+    int n = 0, mx = 0, lo = 13, hi = -1;
+    for (int k = 0; k < 13; k++) {
+        n += c[k];
+        if (c[k] > mx) mx = c[k];
+        if (c[k]) {
+            if (k < lo) lo = k;
+            if (k > hi) hi = k;
+        }
+    }
+    if (n == 0 || mx > 1) return 0;
+    int span = hi - lo;
+    if (c[12]) { /* the ace also plays low: span from -1 to the highest other rank */
+        int other = -1;
+        for (int k = 0; k < 12; k++)
+            if (c[k]) other = k;
+        if (other + 1 < span) span = other + 1;
+    }
+    return span <= 4 ? n : 0;
+}
+
+/* _row_features (the order of engine.ai.ROW_FEATURES) */
+static int row_features(int r, const int c[13], int flush, int32_t lb, double *out) {
+    int n = 0, high = -1, mx = 0;
+    for (int k = 0; k < 13; k++) {
+        n += c[k];
+        if (c[k]) high = k;
+        if (c[k] > mx) mx = c[k];
+    }
+    int free_slots = FULL[r] - n;
+    int category = lb >> CATEGORY_SHIFT;
+    if (r == 0) {
+        int single = -1, pair = -1;
+        for (int k = 0; k < 13; k++) {
+            if (c[k] == 1) single = k;
+            if (c[k] >= 2) pair = k;
+        }
+        int trips = mx >= 3;
+        int open = free_slots > 0 && pair < 0;
+        int i = 0;
+        out[i++] = open && single == 10;
+        out[i++] = open && single == 11;
+        out[i++] = open && single == 12;
+        out[i++] = free_slots;
+        out[i++] = category >= PAIR;
+        for (int k = 4; k < 13; k++) out[i++] = pair == k && !trips;
+        out[i++] = trips;
+        out[i++] = (double)(high + 1) / 13.0;
+        out[i++] = (double)(free_slots * free_slots);
+        return i;
+    }
+    int i = 0;
+    out[i++] = free_slots;
+    out[i++] = flush && free_slots > 0 ? (double)n : 0.0;
+    out[i++] = category == PAIR;
+    out[i++] = category == 2;
+    out[i++] = category >= TRIPS;
+    out[i++] = free_slots == 0;
+    out[i++] = free_slots > 0 ? (double)straight_draw(c) : 0.0;
+    out[i++] = mx;
+    out[i++] = (double)(free_slots * free_slots);
+    out[i++] = (double)(high + 1) / 13.0;
+    return i;
+}
+
+static inline int royalty_of(const Ctx *x, int r, int32_t v) {
+    if (!x->royal) return 0;
+    return r == 0 ? top_royalty(v) : r == 1 ? middle_royalty(v) : bottom_royalty(v);
+}
+
+/* _Model.worth: royalty + expected row points against a typical row (+ fantasyland on top) */
+static double worth(const Ctx *x, int r, int32_t v) {
+    const int32_t *table = x->core->tables[r];
+    int n = x->core->ntable[r];
+    long below = (long)bisect_left32(table, n, v), above = n - (long)bisect_right32(table, n, v);
+    double eq = (double)(below - above) / (double)n;
+    double w = (double)royalty_of(x, r, v) + x->equity_weight * eq;
+    if (r == 0) {
+        int flc = fl_cards(x, v);
+        w += flc > 0 ? x->fl_value[flc < 32 ? flc : 31] : 0.0;
+    }
+    return w;
+}
+
+/* A new live row for state s of row r: the id, or -1. */
+static long live_row(Ctx *x, int r, uint64_t s) {
+    RowTable *t = &x->own;
+    uint64_t base = x->base[r];
+    int c[13];
+    rank_counts(s >> 28, c);
+    int n = 0;
+    for (int k = 0; k < 13; k++) n += c[k];
+    int size = FULL[r];
+    int complete = n >= size;
+    int32_t v = complete ? value_of(s) : 0;
+    int flush = 0; /* 0: none, 1-4: that suit + 1, 5: any (an empty five-card row) */
+    if (!complete && size == 5) {
+        uint64_t sp = s & ((1ULL << 28) - 1);
+        if (n == 0) flush = 5;
+        else
+            for (int k = 0; k < 4; k++)
+                if (sp == ((uint64_t)(13 * n) << (7 * k))) flush = k + 1;
+    }
+    uint64_t dkey = (s - base) >> 28; /* the ranks the rollout dealt to this row */
+    uint64_t k1 = complete ? (1ULL << 40 | (uint64_t)r << 36)
+                           : ((s >> 28) | (uint64_t)flush << 32 | (uint64_t)r << 36);
+    uint64_t k2 = complete ? (uint64_t)(uint32_t)v : dkey;
+    Val *hit = map2_get(&t->abs, k1, k2);
+    long id;
+    if (hit) {
+        id = hit->a;
+    } else {
+        id = t->next_id++;
+        if (tab_reserve(t, (size_t)id) < 0) return -1;
+        RowRec *rec = &t->recs[id];
+        int free_slots = size - n;
+        int nd = complete ? 1 : x->samples;
+        int32_t *dist = (int32_t *)malloc((size_t)nd * sizeof(int32_t));
+        double *parts = (double *)calloc((size_t)(x->core->nstages ? x->core->nstages : 1) * 5,
+                                         sizeof(double));
+        if (!dist || !parts) {
+            free(dist);
+            free(parts);
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (complete) {
+            dist[0] = v;
+        } else {
+            /* the fill pool: unseen cards less the row's cards the rollout dealt */
+            uint64_t pool[64];
+            int m = x->live_n;
+            memcpy(pool, x->live_pool, (size_t)m * sizeof(uint64_t));
+            int d[13];
+            rank_counts(dkey, d);
+            for (int rank = 0; rank < 13; rank++) {
+                for (int left = d[rank]; left > 0; left--) {
+                    for (int i = 0; i < m; i++) {
+                        if (card_rank(pool[i]) == rank &&
+                            (flush < 1 || flush > 4 || card_suit(pool[i]) == flush - 1)) {
+                            pool[i] = pool[--m];
+                            break;
+                        }
+                    }
+                }
+            }
+            if (m < free_slots) { /* cannot happen in a real hand; keep going sensibly */
+                m = x->live_n;
+                memcpy(pool, x->live_pool, (size_t)m * sizeof(uint64_t));
+            }
+            Rng rng;
+            rng_seed(&rng, x->live_seed ^ mix64(k1 * 0x9e3779b97f4a7c15ULL + k2));
+            for (int i = 0; i < nd; i++) {
+                uint64_t sum = s;
+                for (int j = 0; j < free_slots; j++) {
+                    int pick = j + (int)rng_below(&rng, (uint32_t)(m - j));
+                    uint64_t tmp = pool[j];
+                    pool[j] = pool[pick];
+                    pool[pick] = tmp;
+                    sum += pool[j];
+                }
+                dist[i] = value_of(sum);
+            }
+            qsort(dist, (size_t)nd, sizeof(int32_t), cmp32);
+        }
+        double mean = 0.0;
+        for (int i = 0; i < nd; i++) mean += worth(x, r, dist[i]);
+        mean = mean / (double)nd;
+        int32_t lb = complete ? v : made_value(c);
+        double e[MAX_FEATS];
+        e[0] = mean;
+        int nf = row_features(r, c, flush != 0, lb, e + 1);
+        for (int k = 0; k < x->core->nstages; k++)
+            stage_part(&x->core->st[k], r, e, nf + 1, mean, parts + k * 5);
+        rec->free = free_slots;
+        rec->mean = mean;
+        rec->ndist = nd;
+        rec->dist = dist;
+        rec->parts = parts;
+        rec->nfeats = nf;
+        for (int i = 0; i < nf; i++) rec->feats[i] = e[i + 1];
+        rec->registered = 1;
+        Val nv = {0.0, (int32_t)id, 0};
+        if (map2_put(&t->abs, k1, k2, nv) < 0) return -1;
+    }
+    Val nv = {0.0, (int32_t)id, 0};
+    if (map2_put(&t->rows[r], s, base, nv) < 0) return -1;
+    return id;
+}
+
+static inline long ctx_row(Ctx *x, int r, uint64_t s) {
+    if (!x->live) return core_row(x->core, r, s);
+    Val *v = map2_get(&x->own.rows[r], s, x->base[r]);
+    if (v) return v->a;
+    return live_row(x, r, s);
+}
+
+static inline double ctx_qi(Ctx *x, long a, long b, long d) {
+    return core_qi(x->core, x->tab, a, b, d);
+}
+
 /* One street's choice: card `p` to row `i`, card `q` to row `j` (ofc: one card, to row `i`),
  * and the value the rollout policy gives the board it leads to. */
 typedef struct {
@@ -946,26 +1316,25 @@ typedef struct {
 /* The greedy ofc choice for one card (rows a, b, c are the current abstract rows); 0 or -1. */
 static int choose_single(Ctx *x, const uint64_t s[3], const int f[3], const long ids[3],
                          uint64_t card, Choice *out) {
-    Core *core = x->core;
     double best = -1e18, v;
     int choice = -1;
     long n[3] = {0, 0, 0};
     if (f[0]) {
-        n[0] = core_row(core, 0, s[0] + card);
+        n[0] = ctx_row(x, 0, s[0] + card);
         if (n[0] < 0) return -1;
-        best = core_qi(core, n[0], ids[1], ids[2]);
+        best = ctx_qi(x, n[0], ids[1], ids[2]);
         choice = 0;
     }
     if (f[1]) {
-        n[1] = core_row(core, 1, s[1] + card);
+        n[1] = ctx_row(x, 1, s[1] + card);
         if (n[1] < 0) return -1;
-        v = core_qi(core, ids[0], n[1], ids[2]);
+        v = ctx_qi(x, ids[0], n[1], ids[2]);
         if (v > best || choice < 0) { best = v; choice = 1; }
     }
     if (f[2]) {
-        n[2] = core_row(core, 2, s[2] + card);
+        n[2] = ctx_row(x, 2, s[2] + card);
         if (n[2] < 0) return -1;
-        v = core_qi(core, ids[0], ids[1], n[2]);
+        v = ctx_qi(x, ids[0], ids[1], n[2]);
         if (v > best || choice < 0) { best = v; choice = 2; }
     }
     out->v = best;
@@ -982,10 +1351,9 @@ static int choose_single(Ctx *x, const uint64_t s[3], const int f[3], const long
  * finished by it: more than two free slots); 0 or -1. */
 static int choose_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
                             Choice *out) {
-    Core *core = x->core;
     long base[3];
     for (int r = 0; r < 3; r++) {
-        base[r] = core_row(core, r, s[r]);
+        base[r] = ctx_row(x, r, s[r]);
         if (base[r] < 0) return -1;
     }
     int free1[3], n1 = 0, free2[3], n2 = 0;
@@ -997,7 +1365,7 @@ static int choose_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const u
     for (int ci = 0; ci < 3; ci++)
         for (int t = 0; t < n1; t++) {
             int r = free1[t];
-            one[ci][r] = core_row(core, r, s[r] + cards[ci]);
+            one[ci][r] = ctx_row(x, r, s[r] + cards[ci]);
             if (one[ci][r] < 0) return -1;
         }
     double best = -1e18;
@@ -1008,11 +1376,11 @@ static int choose_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const u
         int p = pairs[pi][0], q = pairs[pi][1];
         for (int t = 0; t < n2; t++) {
             int r = free2[t];
-            long info = core_row(core, r, s[r] + cards[p] + cards[q]);
+            long info = ctx_row(x, r, s[r] + cards[p] + cards[q]);
             if (info < 0) return -1;
             long rows3[3] = {base[0], base[1], base[2]};
             rows3[r] = info;
-            double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
+            double v = ctx_qi(x, rows3[0], rows3[1], rows3[2]);
             if (v > best) { best = v; mp = p; mi = r; mq = q; mj = r; ni = nj = info; }
         }
         for (int ti = 0; ti < n1; ti++)
@@ -1022,7 +1390,7 @@ static int choose_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const u
                 long rows3[3] = {base[0], base[1], base[2]};
                 rows3[i] = one[p][i];
                 rows3[j] = one[q][j];
-                double v = core_qi(core, rows3[0], rows3[1], rows3[2]);
+                double v = ctx_qi(x, rows3[0], rows3[1], rows3[2]);
                 if (v > best) { best = v; mp = p; mi = i; mq = q; mj = j; ni = one[p][i]; nj = one[q][j]; }
             }
     }
@@ -1122,7 +1490,7 @@ static int choose_single_lookahead(Ctx *x, const uint64_t s[3], const int f[3], 
     out->p = 0;
     out->i = chosen;
     out->q = out->j = -1;
-    out->ni = core_row(x->core, chosen, s[chosen] + card);
+    out->ni = ctx_row(x, chosen, s[chosen] + card);
     out->nj = 0;
     return out->ni < 0 ? -1 : 0;
 }
@@ -1131,12 +1499,11 @@ static int choose_single_lookahead(Ctx *x, const uint64_t s[3], const int f[3], 
  * is then the rollout's whole pool of npool cards, dealt from the front) */
 static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3],
                             const uint64_t *future, int npool) {
-    Core *core = x->core;
     uint64_t s[3] = {s_in[0], s_in[1], s_in[2]};
     int f[3] = {f_in[0], f_in[1], f_in[2]};
     long ids[3];
     for (int r = 0; r < 3; r++) {
-        ids[r] = core_row(core, r, s[r]);
+        ids[r] = ctx_row(x, r, s[r]);
         if (ids[r] < 0) { x->error = 1; return BAD; }
     }
     int k = 0;
@@ -1169,10 +1536,9 @@ typedef struct {
  * leads to, in choose_pineapple's order; the count, or -1. */
 static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
                           Cand *out) {
-    Core *core = x->core;
     long base[3];
     for (int r = 0; r < 3; r++) {
-        base[r] = core_row(core, r, s[r]);
+        base[r] = ctx_row(x, r, s[r]);
         if (base[r] < 0) return -1;
     }
     int free1[3], n1 = 0, free2[3], n2 = 0, n = 0;
@@ -1184,7 +1550,7 @@ static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
     for (int ci = 0; ci < 3; ci++)
         for (int t = 0; t < n1; t++) {
             int r = free1[t];
-            one[ci][r] = core_row(core, r, s[r] + cards[ci]);
+            one[ci][r] = ctx_row(x, r, s[r] + cards[ci]);
             if (one[ci][r] < 0) return -1;
         }
     static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
@@ -1192,11 +1558,11 @@ static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
         int p = pairs[pi][0], q = pairs[pi][1];
         for (int t = 0; t < n2; t++) {
             int r = free2[t];
-            long info = core_row(core, r, s[r] + cards[p] + cards[q]);
+            long info = ctx_row(x, r, s[r] + cards[p] + cards[q]);
             if (info < 0) return -1;
             long rows3[3] = {base[0], base[1], base[2]};
             rows3[r] = info;
-            Cand c = {core_qi(core, rows3[0], rows3[1], rows3[2]), p, r, q, r};
+            Cand c = {ctx_qi(x, rows3[0], rows3[1], rows3[2]), p, r, q, r};
             out[n++] = c;
         }
         for (int ti = 0; ti < n1; ti++)
@@ -1206,7 +1572,7 @@ static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
                 long rows3[3] = {base[0], base[1], base[2]};
                 rows3[i] = one[p][i];
                 rows3[j] = one[q][j];
-                Cand c = {core_qi(core, rows3[0], rows3[1], rows3[2]), p, i, q, j};
+                Cand c = {ctx_qi(x, rows3[0], rows3[1], rows3[2]), p, i, q, j};
                 out[n++] = c;
             }
     }
@@ -1294,9 +1660,12 @@ static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3]
     return finish_pineapple(x, s, f, future + k);
 }
 
+static int read_cards(PyObject *seq, uint64_t *out, int cap, int *n);
+
 static void ctx_dealloc(Ctx *x) {
     Py_XDECREF((PyObject *)x->core);
     map_free(&x->memo);
+    tab_free(&x->own);
     Py_TYPE(x)->tp_free((PyObject *)x);
 }
 
@@ -1307,13 +1676,23 @@ static int ctx_init(Ctx *x, PyObject *args, PyObject *kw) {
     PyObject *core, *opps, *flv;
     int royal, has_fl, ofc, progressive, moon, strict;
     double moon_points, scoop, overall, foul_value, loss;
+    PyObject *live_unseen = Py_None;
+    int samples = 40;
+    unsigned long long live_seed = 0;
+    double equity_weight = 1.0;
     static char *names[] = {"core", "opponents", "royal", "has_fl", "ofc", "progressive",
                             "fl_values", "moon", "moon_points", "scoop", "overall",
-                            "foul_value", "loss", "strict", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OppppOpdddddp", names, &CoreType, &core, &opps,
-                                     &royal, &has_fl, &ofc, &progressive, &flv, &moon,
-                                     &moon_points, &scoop, &overall, &foul_value, &loss, &strict))
+                            "foul_value", "loss", "strict", "live_unseen", "samples",
+                            "live_seed", "equity_weight", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OppppOpdddddp|OiKd", names, &CoreType, &core,
+                                     &opps, &royal, &has_fl, &ofc, &progressive, &flv, &moon,
+                                     &moon_points, &scoop, &overall, &foul_value, &loss, &strict,
+                                     &live_unseen, &samples, &live_seed, &equity_weight))
         return -1;
+    if (samples < 1 || samples > MAX_DIST) {
+        PyErr_SetString(PyExc_ValueError, "samples: 1-4096");
+        return -1;
+    }
     Py_INCREF(core);
     Py_XSETREF(x->core, (Core *)core);
     PyObject *seq = PySequence_Fast(opps, "opponents must be a sequence");
@@ -1362,6 +1741,18 @@ static int ctx_init(Ctx *x, PyObject *args, PyObject *kw) {
     x->strict = strict;
     x->error = 0;
     if (!x->memo.keys && map_init(&x->memo, 1 << 12) < 0) return -1;
+    x->samples = samples;
+    x->live_seed = live_seed;
+    x->equity_weight = equity_weight;
+    x->base[0] = x->base[1] = x->base[2] = 0;
+    x->tab = &x->core->tab;
+    x->live = 0;
+    if (live_unseen != Py_None) {
+        if (read_cards(live_unseen, x->live_pool, 64, &x->live_n) < 0) return -1;
+        if (tab_init(&x->own, 1 << 12) < 0) return -1;
+        x->live = 1;
+        x->tab = &x->own;
+    }
     return 0;
 }
 
@@ -1409,6 +1800,9 @@ static PyObject *ctx_final_py(Ctx *x, PyObject *args) {
 
 static Final ctx_roll(Ctx *x, const After *a, const uint64_t *future, int npool, int pineapple) {
     uint64_t s[3] = {a->s[0], a->s[1], a->s[2]};
+    x->base[0] = s[0];
+    x->base[1] = s[1];
+    x->base[2] = s[2];
     if (pineapple) return rollout_pineapple(x, s, a->f, future, npool);
     return rollout_single(x, s, a->f, future, npool);
 }
@@ -1428,11 +1822,90 @@ static double street_value(Ctx *x, const After *a, const uint64_t *cards, int pi
     if (free_slots <= 1) return finish_single(x, s, f, cards[0]).v;
     long ids[3];
     for (int r = 0; r < 3; r++) {
-        ids[r] = core_row(x->core, r, s[r]);
+        ids[r] = ctx_row(x, r, s[r]);
         if (ids[r] < 0) { x->error = 1; return 0.0; }
     }
     if (choose_single(x, s, f, ids, cards[0], &ch) < 0) { x->error = 1; return 0.0; }
     return ch.v;
+}
+
+/* street_value from a candidate's own position (its rows are the live rows' base) */
+static double street_value_at(Ctx *x, const After *a, const uint64_t *cards, int pineapple) {
+    x->base[0] = a->s[0];
+    x->base[1] = a->s[1];
+    x->base[2] = a->s[2];
+    return street_value(x, a, cards, pineapple);
+}
+
+static int ctx_rows3(Ctx *x, PyObject *args, long ids[3]) {
+    unsigned long long s0, s1, s2;
+    if (!PyArg_ParseTuple(args, "KKK", &s0, &s1, &s2)) return -1;
+    x->base[0] = s0;
+    x->base[1] = s1;
+    x->base[2] = s2;
+    ids[0] = ctx_row(x, 0, s0);
+    if (ids[0] < 0) return -1;
+    ids[1] = ctx_row(x, 1, s1);
+    if (ids[1] < 0) return -1;
+    ids[2] = ctx_row(x, 2, s2);
+    return ids[2] < 0 ? -1 : 0;
+}
+
+/* row(r, s, base=s) -> (free, mean, dist, feats): what the rows in use make of row r in state s
+ * (live rows: `base` is the part of s that the seat has seen; the rest the rollout dealt) */
+static PyObject *ctx_row_py(Ctx *x, PyObject *args) {
+    int r;
+    unsigned long long s, base = ~0ULL;
+    if (!PyArg_ParseTuple(args, "iK|K", &r, &s, &base)) return NULL;
+    if (r < 0 || r > 2) {
+        PyErr_SetString(PyExc_ValueError, "row 0, 1 or 2");
+        return NULL;
+    }
+    x->base[r] = base == ~0ULL ? s : base;
+    long id = ctx_row(x, r, s);
+    if (id < 0) return NULL;
+    const RowRec *rec = &x->tab->recs[id];
+    PyObject *dist = PyTuple_New(rec->ndist), *feats = PyTuple_New(rec->nfeats);
+    if (!dist || !feats) {
+        Py_XDECREF(dist);
+        Py_XDECREF(feats);
+        return NULL;
+    }
+    for (int i = 0; i < rec->ndist; i++) PyTuple_SET_ITEM(dist, i, PyLong_FromLong(rec->dist[i]));
+    for (int i = 0; i < rec->nfeats; i++) PyTuple_SET_ITEM(feats, i, PyFloat_FromDouble(rec->feats[i]));
+    return Py_BuildValue("(idNN)", rec->free, rec->mean, dist, feats);
+}
+
+/* q(s0, s1, s2): the policy's value of a board at the decision (the seat's own cards) */
+static PyObject *ctx_q_py(Ctx *x, PyObject *args) {
+    long ids[3];
+    if (ctx_rows3(x, args, ids) < 0) return NULL;
+    return PyFloat_FromDouble(ctx_qi(x, ids[0], ids[1], ids[2]));
+}
+
+/* features(s0, s1, s2) -> (stage, base features): engine.ai._Model.features of these rows */
+static PyObject *ctx_features_py(Ctx *x, PyObject *args) {
+    long ids[3];
+    if (ctx_rows3(x, args, ids) < 0) return NULL;
+    RowTable *t = x->tab;
+    double p1 = core_ptm(x->core, t, ids[0], ids[1]);
+    double p2 = core_pmb(t, ids[1], ids[2]);
+    double p = p1 + p2;
+    if (p > 1.0) p = 1.0;
+    RowRec *a = &t->recs[ids[0]], *b = &t->recs[ids[1]], *c = &t->recs[ids[2]];
+    double q = (1.0 - p) * ((a->mean + b->mean) + c->mean) - p * x->core->loss;
+    int n = 12 + a->nfeats + b->nfeats + c->nfeats;
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    double head[12] = {1.0, q, (1.0 - p) * a->mean, (1.0 - p) * b->mean, (1.0 - p) * c->mean,
+                       p, p * p, p1, p2, a->mean, b->mean, c->mean};
+    int i = 0;
+    for (int k = 0; k < 12; k++) PyList_SET_ITEM(out, i++, PyFloat_FromDouble(head[k]));
+    const RowRec *rows[3] = {a, b, c};
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < rows[r]->nfeats; k++)
+            PyList_SET_ITEM(out, i++, PyFloat_FromDouble(rows[r]->feats[k]));
+    return Py_BuildValue("(iN)", a->free + b->free + c->free, out);
 }
 
 /* rollout(after, future, pineapple) -> (value, fouled, royalties, fantasyland cards) */
@@ -1615,7 +2088,7 @@ static PyObject *ctx_lookahead_py(Ctx *x, PyObject *args) {
         rng_seed(&rng, seed);
         for (int d = 0; d < draws; d++) {
             rng_sample(&rng, pool, npool, street, cards);
-            for (Py_ssize_t i = 0; i < n; i++) sums[i] += street_value(x, &afters[i], cards, pineapple);
+            for (Py_ssize_t i = 0; i < n; i++) sums[i] += street_value_at(x, &afters[i], cards, pineapple);
             if (x->error) goto failed;
             count++;
         }
@@ -1627,14 +2100,14 @@ static PyObject *ctx_lookahead_py(Ctx *x, PyObject *args) {
                     cards[1] = pool[b];
                     cards[2] = pool[c];
                     for (Py_ssize_t i = 0; i < n; i++)
-                        sums[i] += street_value(x, &afters[i], cards, pineapple);
+                        sums[i] += street_value_at(x, &afters[i], cards, pineapple);
                     if (x->error) goto failed;
                     count++;
                 }
     } else {
         for (int a = 0; a < npool; a++) {
             cards[0] = pool[a];
-            for (Py_ssize_t i = 0; i < n; i++) sums[i] += street_value(x, &afters[i], cards, pineapple);
+            for (Py_ssize_t i = 0; i < n; i++) sums[i] += street_value_at(x, &afters[i], cards, pineapple);
             if (x->error) goto failed;
             count++;
         }
@@ -1670,6 +2143,12 @@ static PyObject *ctx_set_lookahead_py(Ctx *x, PyObject *args) {
 }
 
 static PyMethodDef ctx_methods[] = {
+    {"row", (PyCFunction)ctx_row_py, METH_VARARGS,
+     "row(r, s, base=s) -> (free, mean, dist, feats) of row r in state s"},
+    {"q", (PyCFunction)ctx_q_py, METH_VARARGS,
+     "q(s0, s1, s2): the policy's value of a board of the seat's own cards"},
+    {"features", (PyCFunction)ctx_features_py, METH_VARARGS,
+     "features(s0, s1, s2) -> (stage, base features of the learned value)"},
     {"set_lookahead", (PyCFunction)ctx_set_lookahead_py, METH_VARARGS,
      "set_lookahead(draws, moves, free_slots, seed=0): the rollout policy's lookahead"},
     {"lookahead", (PyCFunction)ctx_lookahead_py, METH_VARARGS,

@@ -171,6 +171,10 @@ class AIConfig:
     +0.56 +- 0.33)."""
     lookahead_moves: int = 8
     lookahead_free: int = 4
+    live_rows: bool = False
+    """The compiled search's rows are live: their random fills come from the cards the seat
+    has not seen (dead cards count), computed per decision in C; else the model's rows (fills
+    from the whole deck, as the Python rollouts)."""
     ofc_lookahead_draws: int = 0
     """``lookahead_draws`` in classic ofc (one card a street, every row judged).  16 draws at
     every street measured -0.03 +- 0.19 points/hand against random (100 deals): off."""
@@ -767,9 +771,11 @@ class _Context:
         self.overall = float(self.rules.overall_bonus)
         self._fast: Any = None
 
-    def fast(self) -> Any:
+    def fast(self, unseen: Sequence[Card] | None = None, seed: int = 0) -> Any:
         """This decision in the compiled core (``engine._fastai.Ctx``): the same ``final`` and
-        rollouts, and the sampling loop of the search."""
+        rollouts, and the sampling loop of the search.  With ``unseen`` (the cards the seat has
+        not seen) its rows are live: their random fills are drawn from those cards (dead cards
+        count), seeded by ``seed``."""
         if self._fast is None:
             model, rules = self.model, self.rules
             self._fast = _fastai.Ctx(
@@ -782,6 +788,9 @@ class _Context:
                 moon=rules.shoot_the_moon, moon_points=float(rules.shoot_the_moon_points),
                 scoop=self.scoop, overall=self.overall, foul_value=self.foul_value,
                 loss=model.loss, strict=model.strict,
+                live_unseen=None if unseen is None else list(unseen),
+                samples=model.config.row_samples, live_seed=seed,
+                equity_weight=model.config.equity_weight,
             )
         return self._fast
 
@@ -1074,8 +1083,8 @@ def analyse(
     board = hand.boards[seat]
     moves = street_moves(req)
     afters = [_after(board, m) for m in moves]
-    statics = [model.q(a[0], a[1], a[2]) for a in afters]
     if sum(afters[0][3:]) == 0:  # the move finishes the board: exact
+        statics = [model.q(a[0], a[1], a[2]) for a in afters]
         out = []
         for move, a, st in zip(moves, afters, statics, strict=True):
             v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
@@ -1086,13 +1095,18 @@ def analyse(
         return out
     if rng is None:
         rng = random.Random(f"ai/{hand.seed}/{len(hand.log)}/{seat}")
+    seen = hand.cards_seen_by(seat)
+    unseen = [c for c in DECK if c not in seen]
+    if COMPILED and config.live_rows:
+        fast = ctx.fast(unseen, rng.getrandbits(64))
+        statics = [fast.q(a[0], a[1], a[2]) for a in afters]
+    else:
+        statics = [model.q(a[0], a[1], a[2]) for a in afters]
     order = sorted(range(len(moves)), key=lambda i: -statics[i])
     cap = candidates if candidates is not None else _CANDIDATES[level]
     order = order[: max(1, cap)]
     if budget is None and simulations is None:
         budget = LEVELS[level]
-    seen = hand.cards_seen_by(seat)
-    unseen = [c for c in DECK if c not in seen]
     free = sum(afters[0][3:])
     spec = hand.spec
     pineapple = spec.street_deal != spec.street_keep
