@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(PY) -m bench.engine
 	$(PY) -m bench.render
 	$(PY) -m bench.solver --no-stay
+	$(PY) -m bench.rollouts
 
 bench-ai: $(STAMP)
 	$(PY) -m bench.ai

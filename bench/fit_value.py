@@ -187,6 +187,63 @@ def _backup_targets(job: tuple[str, AIConfig, list[Decision], int, int]) -> list
     return out
 
 
+def _mc_targets(job: tuple[str, AIConfig, list[Decision], int, int]) -> list[list[Sample]]:
+    """Samples of decisions: each candidate's target is the Monte Carlo value of the compiled
+    search's rollout policy (``config``: its value, lookahead and rows) over ``futures``
+    sampled futures (the same for every candidate of a decision); features of the same rows."""
+    variant, config, decisions, futures, seed = job
+    model = _model(Rules(variant=variant), config)
+    out = []
+    for k, (_, opponents, unseen, pineapple, afters) in enumerate(decisions):
+        ctx = _Context(model, [_Opponent(q, exact, lower, model.tables)
+                               for q, exact, lower in opponents])
+        fast = ctx.fast(unseen if config.live_rows else None, seed * 7_919 + k)
+        draws = config.lookahead_draws if pineapple else config.ofc_lookahead_draws
+        if draws:
+            fast.set_lookahead(draws, config.lookahead_moves, config.lookahead_free)
+        free = sum(afters[0][3:])
+        need = min(free // 2 * 3 if pineapple else free, len(unseen))
+        _, values, _, _, _ = fast.simulate(afters, unseen, need, futures, seed * 1_000_003 + k,
+                                           pineapple)
+        group = []
+        for a, vals in zip(afters, values, strict=True):
+            stage, x = fast.features(a[0], a[1], a[2])
+            group.append((stage, x, sum(vals) / len(vals)))
+        out.append(group)
+    return out
+
+
+def _mc(
+    variant: str, hands: int, sims: int, futures: int, rounds: int, ridge: float, workers: int,
+    start: dict[int, tuple[float, ...]], seed: int, base: AIConfig,
+) -> tuple[dict[int, tuple[float, ...]], str]:
+    """Rounds of policy iteration with the compiled search: positions from the AI's hands, Monte
+    Carlo targets of the current policy for every candidate, a centered ridge fit per stage."""
+    weights = dict(start)
+    log = []
+    for round_no in range(rounds):
+        config = replace(base, value_weights=tuple(sorted(weights.items())) or None,
+                         learned=bool(weights))
+        t = time.perf_counter()
+        with Pool(workers) as pool:
+            played = pool.map(_collect, [(variant, seed + round_no * 100_000 + k, config, sims)
+                                         for k in range(hands)], chunksize=2)
+        decisions = [d for h in played for d in h]
+        chunks = [decisions[i::workers] for i in range(workers)]
+        with Pool(workers) as pool:
+            parts = pool.map(_mc_targets, [(variant, config, c, futures, seed + round_no * 10 + i)
+                                           for i, c in enumerate(chunks)])
+        groups = [g for part in parts for g in part]
+        fitted, report = _fit(groups, ridge, weights, centered=True)
+        weights.update(fitted)
+        log.append(f"{variant} mc round {round_no + 1}: {hands} hands, {len(groups)} decisions, "
+                   f"{sum(len(g) for g in groups)} positions, {futures} futures each "
+                   f"({time.perf_counter() - t:.0f} s)\n{report}")
+        print(log[-1])
+        sys.stdout.flush()
+    return weights, "\n".join(log)
+
+
 def _backup(
     variant: str, hands: int, sims: int, draws: int, ridge: float, workers: int,
     start: dict[int, tuple[float, ...]], seed: int,
@@ -335,7 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--centered", action="store_true",
                    help="fit the differences between the candidates of a decision only")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    p.add_argument("--method", choices=("rollouts", "backup"), default="rollouts",
+    p.add_argument("--live", action="store_true",
+                   help="mc: live rows (fills from the cards the seat has not seen)")
+    p.add_argument("--method", choices=("rollouts", "backup", "mc"), default="rollouts",
                    help="targets: the rollout policy's Monte Carlo values (rounds of policy "
                         "improvement), or fitted value iteration (one-street lookahead of the "
                         "next stage's fitted value, from the last street back)")
@@ -356,6 +415,14 @@ def main(argv: list[str] | None = None) -> int:
     notes = dict(FIT_NOTES)
     cmd = "python -m bench.fit_value " + " ".join(sys.argv[1:] if argv is None else argv)
     for variant in args.variant or ["pineapple", "ofc"]:
+        if args.method == "mc":
+            start = dict(VALUE_WEIGHTS.get(variant, {})) if args.start == "builtin" else {}
+            base = replace(DEFAULT_CONFIG, live_rows=args.live)
+            weights, text = _mc(variant, args.hands, args.sims, args.futures, args.rounds,
+                                args.ridge, args.workers, start, args.seed, base)
+            fitted[variant] = weights
+            notes[variant] = f"``{cmd.strip()}``\n{text}"
+            continue
         if args.method == "backup":
             start = dict(VALUE_WEIGHTS.get(variant, {})) if args.start == "builtin" else {}
             weights, text = _backup(variant, args.hands, args.sims, args.draws, args.ridge,

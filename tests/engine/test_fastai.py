@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -236,3 +237,65 @@ def test_the_lookahead_policy_is_reproducible_and_changes_choices() -> None:
     assert runs[0][1] != greedy[1]  # the street before the last is chosen differently somewhere
     with pytest.raises(ValueError):
         ctx.fast().set_lookahead(100, 8, 4)
+
+
+# -- live rows: fills from the cards the seat has not seen ---------------------------------------
+
+
+def live(unseen: list[int], samples: int = 4000) -> Any:
+    from dataclasses import replace
+
+    model = _model(Rules(variant="pineapple"), replace(DEFAULT_CONFIG, row_samples=samples))
+    return _Context(model, []).fast(unseen, 11)
+
+
+def share(dist: tuple[int, ...], test: Callable[[int], bool]) -> float:
+    return sum(1 for v in dist if test(v)) / len(dist)
+
+
+def test_live_rows_count_dead_cards() -> None:
+    from engine import parse_cards
+
+    row = parse_cards("As Ks 7s 2s")
+    everything = [c for c in DECK if c not in row]
+    fast = live(everything)
+    _, mean_all, dist, feats = fast.row(1, sum(row))
+    assert share(dist, lambda v: v >> 20 == 5) == pytest.approx(9 / 48, abs=0.02)
+    dead = parse_cards("Qs Js Ts 9s")
+    fast = live([c for c in everything if c not in dead])
+    _, mean_dead, dist, feats_dead = fast.row(1, sum(row))
+    assert share(dist, lambda v: v >> 20 == 5) == pytest.approx(5 / 44, abs=0.02)
+    assert mean_dead < mean_all  # fewer outs, less worth
+    model = _model(Rules(variant="pineapple"), DEFAULT_CONFIG)
+    assert feats == feats_dead == tuple(model.row(1, sum(row)).feats)  # same features
+
+
+def test_live_rows_never_refill_a_card_the_rollout_dealt_to_the_row() -> None:
+    from engine import parse_cards
+
+    unseen = [c for c in DECK if c not in parse_cards("Ac Ad")]  # As and Ah unseen
+    fast = live(unseen)
+    ace = sum(parse_cards("As"))
+    # As on top was dealt by a rollout (the decision's row was empty): only Ah can pair it
+    _, _, dist, _ = fast.row(0, ace, 0)
+    aces = share(dist, lambda v: v >> 20 >= 1 and (v >> 16) & 15 == 14)
+    assert aces == pytest.approx(1 - 47 / 49, abs=0.015)  # two fills from 49 cards, one ace
+
+
+def test_live_search_plays_legal_moves_and_is_reproducible() -> None:
+    from dataclasses import replace
+
+    config = replace(DEFAULT_CONFIG, live_rows=True)
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/live")
+    while not hand.is_over:
+        seat = hand.to_act()[0]
+        req = hand.requirement(seat)
+        assert req is not None
+        if req.is_set:
+            hand.autoplay(seat)
+            continue
+        runs = [analyse(hand, seat, "normal", rng=random.Random(2), simulations=40,
+                        config=config) for _ in range(2)]
+        assert runs[0] == runs[1]
+        hand.place(seat, *runs[0][0].move)
+    assert hand.settlement is not None
