@@ -629,21 +629,35 @@ static void core_dealloc(Core *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-static int read_ints(PyObject *seq, int32_t *out, int cap, int *n) {
-    PyObject *fast = PySequence_Fast(seq, "a sequence of ints expected");
+/* a sequence of at most `cap` ints into `ints` (int32) or `cards` (uint64, the other NULL) */
+static int read_seq(PyObject *seq, int32_t *ints, uint64_t *cards, int cap, int *n) {
+    PyObject *fast = PySequence_Fast(seq, ints ? "a sequence of ints expected"
+                                               : "a sequence of cards expected");
     if (!fast) return -1;
     Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
     if (len > cap) {
         Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "sequence too long");
+        PyErr_SetString(PyExc_ValueError, ints ? "sequence too long" : "too many cards");
         return -1;
     }
     for (Py_ssize_t i = 0; i < len; i++) {
-        out[i] = (int32_t)PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        if (ints)
+            ints[i] = (int32_t)PyLong_AsLong(item);
+        else
+            cards[i] = (uint64_t)PyLong_AsUnsignedLongLong(item);
     }
     Py_DECREF(fast);
     *n = (int)len;
     return PyErr_Occurred() ? -1 : 0;
+}
+
+static int read_ints(PyObject *seq, int32_t *out, int cap, int *n) {
+    return read_seq(seq, out, NULL, cap, n);
+}
+
+static int read_cards(PyObject *seq, uint64_t *out, int cap, int *n) {
+    return read_seq(seq, NULL, out, cap, n);
 }
 
 static int read_doubles(PyObject *seq, double **out, int *n) {
@@ -1313,6 +1327,8 @@ typedef struct {
     long ni, nj; /* the new abstract rows of rows i and j */
 } Choice;
 
+#define MAX_MOVES 64 /* pineapple moves of a street: at most 3 pairs x 9 placements */
+
 /* The greedy ofc choice for one card (rows a, b, c are the current abstract rows); 0 or -1. */
 static int choose_single(Ctx *x, const uint64_t s[3], const int f[3], const long ids[3],
                          uint64_t card, Choice *out) {
@@ -1347,60 +1363,20 @@ static int choose_single(Ctx *x, const uint64_t s[3], const int f[3], const long
     return 0;
 }
 
+static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
+                          Choice *out);
+
 /* The greedy pineapple choice: two of three cards to rows with free slots (the board is not
- * finished by it: more than two free slots); 0 or -1. */
+ * finished by it: more than two free slots), the first of the best by the value; 0 or -1. */
 static int choose_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
                             Choice *out) {
-    long base[3];
-    for (int r = 0; r < 3; r++) {
-        base[r] = ctx_row(x, r, s[r]);
-        if (base[r] < 0) return -1;
-    }
-    int free1[3], n1 = 0, free2[3], n2 = 0;
-    for (int r = 0; r < 3; r++) {
-        if (f[r]) free1[n1++] = r;
-        if (f[r] >= 2) free2[n2++] = r;
-    }
-    long one[3][3]; /* [card][row] */
-    for (int ci = 0; ci < 3; ci++)
-        for (int t = 0; t < n1; t++) {
-            int r = free1[t];
-            one[ci][r] = ctx_row(x, r, s[r] + cards[ci]);
-            if (one[ci][r] < 0) return -1;
-        }
-    double best = -1e18;
-    int mp = 0, mi = free1[0], mq = 1, mj = free1[n1 - 1];
-    long ni = one[0][mi], nj = one[1][mj];
-    static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-    for (int pi = 0; pi < 3; pi++) {
-        int p = pairs[pi][0], q = pairs[pi][1];
-        for (int t = 0; t < n2; t++) {
-            int r = free2[t];
-            long info = ctx_row(x, r, s[r] + cards[p] + cards[q]);
-            if (info < 0) return -1;
-            long rows3[3] = {base[0], base[1], base[2]};
-            rows3[r] = info;
-            double v = ctx_qi(x, rows3[0], rows3[1], rows3[2]);
-            if (v > best) { best = v; mp = p; mi = r; mq = q; mj = r; ni = nj = info; }
-        }
-        for (int ti = 0; ti < n1; ti++)
-            for (int tj = 0; tj < n1; tj++) {
-                int i = free1[ti], j = free1[tj];
-                if (i == j) continue;
-                long rows3[3] = {base[0], base[1], base[2]};
-                rows3[i] = one[p][i];
-                rows3[j] = one[q][j];
-                double v = ctx_qi(x, rows3[0], rows3[1], rows3[2]);
-                if (v > best) { best = v; mp = p; mi = i; mq = q; mj = j; ni = one[p][i]; nj = one[q][j]; }
-            }
-    }
-    out->v = best;
-    out->p = mp;
-    out->i = mi;
-    out->q = mq;
-    out->j = mj;
-    out->ni = ni;
-    out->nj = nj;
+    Choice moves[MAX_MOVES];
+    int n = enum_pineapple(x, s, f, cards, moves);
+    if (n <= 0) return -1;
+    int best = 0;
+    for (int k = 1; k < n; k++)
+        if (moves[k].v > moves[best].v) best = k;
+    *out = moves[best];
     return 0;
 }
 
@@ -1524,18 +1500,12 @@ static Final rollout_single(Ctx *x, const uint64_t s_in[3], const int f_in[3],
     return ctx_final_sums(x, s[0], s[1], s[2]);
 }
 
-#define MAX_MOVES 64
 #define MAX_DRAWS 64
 
-typedef struct {
-    double v;
-    int p, i, q, j;
-} Cand;
-
 /* Every pineapple move of a street (not finishing the board) with the value of the board it
- * leads to, in choose_pineapple's order; the count, or -1. */
+ * leads to, in a fixed order (choose_pineapple takes the first best); the count, or -1. */
 static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
-                          Cand *out) {
+                          Choice *out) {
     long base[3];
     for (int r = 0; r < 3; r++) {
         base[r] = ctx_row(x, r, s[r]);
@@ -1562,7 +1532,7 @@ static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
             if (info < 0) return -1;
             long rows3[3] = {base[0], base[1], base[2]};
             rows3[r] = info;
-            Cand c = {ctx_qi(x, rows3[0], rows3[1], rows3[2]), p, r, q, r};
+            Choice c = {ctx_qi(x, rows3[0], rows3[1], rows3[2]), p, r, q, r, info, info};
             out[n++] = c;
         }
         for (int ti = 0; ti < n1; ti++)
@@ -1572,7 +1542,8 @@ static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
                 long rows3[3] = {base[0], base[1], base[2]};
                 rows3[i] = one[p][i];
                 rows3[j] = one[q][j];
-                Cand c = {ctx_qi(x, rows3[0], rows3[1], rows3[2]), p, i, q, j};
+                Choice c = {ctx_qi(x, rows3[0], rows3[1], rows3[2]), p, i, q, j, one[p][i],
+                            one[q][j]};
                 out[n++] = c;
             }
     }
@@ -1584,7 +1555,7 @@ static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
  * from the cards the rollout has not dealt yet (pool[dealt..npool)). */
 static int choose_lookahead(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
                             const uint64_t *pool, int dealt, int npool, Choice *out) {
-    Cand moves[MAX_MOVES];
+    Choice moves[MAX_MOVES];
     int n = enum_pineapple(x, s, f, cards, moves);
     if (n < 0) return -1;
     int m = x->la_moves < n ? x->la_moves : n;
@@ -1594,8 +1565,8 @@ static int choose_lookahead(Ctx *x, const uint64_t s[3], const int f[3], const u
         for (int b = a + 1; b < n; b++)
             if (moves[b].v > moves[best].v) best = b;
         if (best != a) {
-            Cand t = moves[best];
-            memmove(&moves[a + 1], &moves[a], (size_t)(best - a) * sizeof(Cand));
+            Choice t = moves[best];
+            memmove(&moves[a + 1], &moves[a], (size_t)(best - a) * sizeof(Choice));
             moves[a] = t;
         }
     }
@@ -1613,7 +1584,7 @@ static int choose_lookahead(Ctx *x, const uint64_t s[3], const int f[3], const u
     int chosen = 0;
     double best = -1e18;
     for (int k = 0; k < m && draws > 0; k++) {
-        Cand *mv = &moves[k];
+        Choice *mv = &moves[k];
         After a = {{s[0], s[1], s[2]}, {f[0], f[1], f[2]}};
         a.s[mv->i] += cards[mv->p];
         a.f[mv->i]--;
@@ -1660,7 +1631,6 @@ static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3]
     return finish_pineapple(x, s, f, future + k);
 }
 
-static int read_cards(PyObject *seq, uint64_t *out, int cap, int *n);
 
 static void ctx_dealloc(Ctx *x) {
     Py_XDECREF((PyObject *)x->core);
@@ -1754,23 +1724,6 @@ static int ctx_init(Ctx *x, PyObject *args, PyObject *kw) {
         x->tab = &x->own;
     }
     return 0;
-}
-
-static int read_cards(PyObject *seq, uint64_t *out, int cap, int *n) {
-    PyObject *fast = PySequence_Fast(seq, "a sequence of cards expected");
-    if (!fast) return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
-    if (len > cap) {
-        Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "too many cards");
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < len; i++) {
-        out[i] = (uint64_t)PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(fast, i));
-    }
-    Py_DECREF(fast);
-    *n = (int)len;
-    return PyErr_Occurred() ? -1 : 0;
 }
 
 static int read_after(PyObject *o, After *a) {
@@ -2251,7 +2204,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT, "engine._fastai",
-    "Compiled rollouts of the AI (see engine/ai.py).", -1, module_methods,
+    "Compiled rollouts of the AI (see engine/ai.py).", -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__fastai(void) {

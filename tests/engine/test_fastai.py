@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine import DECK, Hand, Rules, ai
+from engine import DECK, Hand, Requirement, Rules, ai
 from engine.ai import (
     _VALUES,
     DEFAULT_CONFIG,
@@ -39,10 +39,9 @@ def test_the_compiled_core_is_built() -> None:
     assert ai.COMPILED
 
 
-def positions(rules: Rules, n: int, seed: int) -> Iterator[tuple[Hand, int]]:
-    """Every street decision of a hand played at random."""
-    rng = random.Random(seed)
-    hand = Hand(rules, [f"P{i}" for i in range(n)], seed=f"fast/{seed}")
+def street_decisions(hand: Hand) -> Iterator[tuple[int, Requirement]]:
+    """The seat to act and what it must do, until the hand is over (whole sets autoplayed);
+    the caller places a move before asking for the next."""
     while not hand.is_over:
         seat = hand.to_act()[0]
         req = hand.requirement(seat)
@@ -50,6 +49,14 @@ def positions(rules: Rules, n: int, seed: int) -> Iterator[tuple[Hand, int]]:
         if req.is_set:
             hand.autoplay(seat)
             continue
+        yield seat, req
+
+
+def positions(rules: Rules, n: int, seed: int) -> Iterator[tuple[Hand, int]]:
+    """Every street decision of a hand played at random."""
+    rng = random.Random(seed)
+    hand = Hand(rules, [f"P{i}" for i in range(n)], seed=f"fast/{seed}")
+    for seat, req in street_decisions(hand):
         yield Hand.from_json(hand.to_json()), seat
         hand.place(seat, *rng.choice(street_moves(req)))
 
@@ -287,13 +294,7 @@ def test_live_search_plays_legal_moves_and_is_reproducible() -> None:
 
     config = replace(DEFAULT_CONFIG, live_rows=True)
     hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/live")
-    while not hand.is_over:
-        seat = hand.to_act()[0]
-        req = hand.requirement(seat)
-        assert req is not None
-        if req.is_set:
-            hand.autoplay(seat)
-            continue
+    for seat, _ in street_decisions(hand):
         runs = [analyse(hand, seat, "normal", rng=random.Random(2), simulations=40,
                         config=config) for _ in range(2)]
         assert runs[0] == runs[1]
