@@ -19,7 +19,9 @@ cached, deterministic).  ``Q = (1 - p) * (sum of the rows' mean worth) - p * fou
 ``p`` bounds the chance of a foul (top above middle, middle above bottom) under those
 distributions.  A row's worth is its royalty, its expected row points against a typical opponent
 row (quantile tables measured in self-play) and, for the top, the fantasyland value.  The street
-that completes the board is chosen exactly.
+that completes the board is chosen exactly.  In pineapple (``AIConfig.lookahead_*``) the street
+before the last is chosen by a lookahead: the best 8 moves by the value, each judged by the exact
+score of the best finish of 8 sampled last streets (the same for every move).
 
 *Learned value.*  Random fills misjudge what a player who routes cards can make (fouls are far
 rarer, fantasyland draws and the bottom row worth more), so for the rules it was fitted on the
@@ -40,10 +42,17 @@ the opponent fouls (known when their board is done).  A foul scores the loss of 
 scoop.  When the move finishes the board, every move is scored exactly and a clean board always
 beats a fouled one.
 
-*Search.*  Candidate moves are ranked by ``Q``; the best few (by level) enter the simulation,
-which drops a candidate when its paired difference with the leader is clearly negative and
-halves the field at checkpoints (after 32 simulations each, then 64, 128, ...).  It stops at the time budget (``LEVELS``) or after a fixed number
-of ``simulations`` (reproducible with a seeded ``rng``).
+*Search.*  Candidate moves are ranked by the value; the best few (by level) enter the
+simulation, which drops a candidate when its paired difference with the leader is clearly
+negative and halves the field at checkpoints (after 32 simulations each, then 64, 128, ...).  It
+stops when one candidate is left, at the time budget (``LEVELS``), after ``_MAX_ROUNDS`` futures
+or after a fixed number of ``simulations`` (reproducible with a seeded ``rng``).
+
+*Compiled core.*  ``engine/_fastai.c`` (built by ``setup.py``; optional) is the twin of the
+rollouts, the value and the sampling loop in C: the same results as the Python rollouts on the
+same futures (``tests/engine/test_fastai.py``), 6-35x faster (``python -m bench.rollouts``).
+The lookahead policy exists only there; without the compiled core (no C compiler) the AI plays
+the greedy policy in Python.
 
 Whole sets (fantasyland, chinese) use ``engine.solver`` and fall back to
 ``engine.autoplay.greedy_set``.
@@ -171,6 +180,11 @@ class AIConfig:
     +0.56 +- 0.33)."""
     lookahead_moves: int = 8
     lookahead_free: int = 4
+    nested_moves: int = 6
+    nested_draws: int = 0
+    """The compiled rollouts' first street in pineapple (before the lookahead streets): the best
+    ``nested_moves`` moves by the value, each played out by the rollout policy on this many
+    sampled rests of the hand (the same for every move); 0: off."""
     live_rows: bool = False
     """The compiled search's rows are live: their random fills come from the cards the seat
     has not seen (dead cards count), computed per decision in C; else the model's rows (fills
@@ -1171,6 +1185,8 @@ def _compiled_batch(
     draws = config.lookahead_draws if pineapple else config.ofc_lookahead_draws
     if draws:
         fast.set_lookahead(draws, config.lookahead_moves, config.lookahead_free)
+    if pineapple and config.nested_draws:
+        fast.set_nested(config.nested_moves, config.nested_draws)
 
     def batch(
         afters: list[_After], rounds: int, budget: float | None, min_rounds: int
