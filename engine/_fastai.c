@@ -896,10 +896,6 @@ typedef struct {
     int la_moves;   /* moves examined (the best by the value) */
     int la_free;    /* streets that start with at most this many free slots look ahead */
     Rng la_rng;
-    /* the nested choice of a rollout's first street (0 draws: off) */
-    int nest_draws; /* sampled rests of the hand per examined move */
-    int nest_moves; /* moves examined (the best by the value) */
-    int nesting;    /* inside a nested rollout (no nesting there) */
 } Ctx;
 
 static PyTypeObject CtxType;
@@ -1554,13 +1550,16 @@ static int enum_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
     return n;
 }
 
-/* The street's moves with the best `want` by the value first (in move order on ties: a stable
- * partial selection); how many of those there are (at most `want`), or -1. */
-static int best_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
-                          int want, Choice *moves) {
+/* The lookahead choice: the best `la_moves` moves by the value, each judged by what the policy
+ * makes of the next street, averaged over `la_draws` sampled streets (the same for every move)
+ * from the cards the rollout has not dealt yet (pool[dealt..npool)). */
+static int choose_lookahead(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
+                            const uint64_t *pool, int dealt, int npool, Choice *out) {
+    Choice moves[MAX_MOVES];
     int n = enum_pineapple(x, s, f, cards, moves);
     if (n < 0) return -1;
-    int m = want < n ? want : n;
+    int m = x->la_moves < n ? x->la_moves : n;
+    /* the best m by value, first in move order on ties (a stable partial selection) */
     for (int a = 0; a < m; a++) {
         int best = a;
         for (int b = a + 1; b < n; b++)
@@ -1571,17 +1570,6 @@ static int best_pineapple(Ctx *x, const uint64_t s[3], const int f[3], const uin
             moves[a] = t;
         }
     }
-    return m;
-}
-
-/* The lookahead choice: the best `la_moves` moves by the value, each judged by what the policy
- * makes of the next street, averaged over `la_draws` sampled streets (the same for every move)
- * from the cards the rollout has not dealt yet (pool[dealt..npool)). */
-static int choose_lookahead(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
-                            const uint64_t *pool, int dealt, int npool, Choice *out) {
-    Choice moves[MAX_MOVES];
-    int m = best_pineapple(x, s, f, cards, x->la_moves, moves);
-    if (m < 0) return -1;
     int avail = npool - dealt, draws = x->la_draws < MAX_DRAWS ? x->la_draws : MAX_DRAWS;
     if (avail < 3) draws = 0;
     uint64_t streets[MAX_DRAWS][3];
@@ -1618,58 +1606,8 @@ static int choose_lookahead(Ctx *x, const uint64_t s[3], const int f[3], const u
     return 0;
 }
 
-static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3],
-                               const uint64_t *future, int npool);
-
-/* The nested choice (a rollout's first street): the best `nest_moves` moves by the value, each
- * played out by the rollout policy on `nest_draws` sampled rests of the hand from the cards the
- * rollout has not dealt (pool[dealt..npool); the same rests for every move); the best mean. */
-static int choose_nested(Ctx *x, const uint64_t s[3], const int f[3], const uint64_t cards[3],
-                         const uint64_t *pool, int dealt, int npool, Choice *out) {
-    Choice moves[MAX_MOVES];
-    int m = best_pineapple(x, s, f, cards, x->nest_moves, moves);
-    if (m <= 0) return -1;
-    int avail = npool - dealt, need = (f[0] + f[1] + f[2] - 2) / 2 * 3;
-    int draws = x->nest_draws;
-    if (avail < need || avail > 64) draws = 0;
-    double totals[MAX_MOVES] = {0.0};
-    uint64_t rest[64];
-    x->nesting = 1;
-    for (int d = 0; d < draws; d++) {
-        memcpy(rest, pool + dealt, (size_t)avail * sizeof(uint64_t));
-        for (int i = 0; i < need; i++) {
-            int j = i + (int)rng_below(&x->la_rng, (uint32_t)(avail - i));
-            uint64_t t = rest[i];
-            rest[i] = rest[j];
-            rest[j] = t;
-        }
-        for (int k = 0; k < m; k++) {
-            const Choice *mv = &moves[k];
-            uint64_t s2[3] = {s[0], s[1], s[2]};
-            int f2[3] = {f[0], f[1], f[2]};
-            s2[mv->i] += cards[mv->p];
-            f2[mv->i]--;
-            s2[mv->j] += cards[mv->q];
-            f2[mv->j]--;
-            Final r = rollout_pineapple(x, s2, f2, rest, avail);
-            if (x->error) {
-                x->nesting = 0;
-                return -1;
-            }
-            totals[k] += r.v;
-        }
-    }
-    x->nesting = 0;
-    int chosen = 0;
-    for (int k = 1; k < m; k++)
-        if (totals[k] > totals[chosen]) chosen = k;
-    *out = moves[chosen];
-    return 0;
-}
-
-/* _Context.rollout_pineapple: three cards a street, two kept (with the lookahead and the nested
- * choice when they are on; `future` is then the rollout's whole pool of npool cards, dealt from
- * the front) */
+/* _Context.rollout_pineapple: three cards a street, two kept (with the lookahead when it is on;
+ * `future` is then the rollout's whole pool of npool cards, dealt from the front) */
 static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3],
                                const uint64_t *future, int npool) {
     uint64_t s[3] = {s_in[0], s_in[1], s_in[2]};
@@ -1682,8 +1620,6 @@ static Final rollout_pineapple(Ctx *x, const uint64_t s_in[3], const int f_in[3]
         int rc;
         if (x->la_draws > 0 && f[0] + f[1] + f[2] <= x->la_free)
             rc = choose_lookahead(x, s, f, cards, future, k, npool, &ch);
-        else if (x->nest_draws > 0 && k == 3 && !x->nesting)
-            rc = choose_nested(x, s, f, cards, future, k, npool, &ch);
         else
             rc = choose_pineapple(x, s, f, cards, &ch);
         if (rc < 0) { x->error = 1; return BAD; }
@@ -2159,19 +2095,6 @@ static PyObject *ctx_set_lookahead_py(Ctx *x, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* set_nested(moves, draws): the nested choice of a rollout's first street (draws 0: off) */
-static PyObject *ctx_set_nested_py(Ctx *x, PyObject *args) {
-    int moves, draws;
-    if (!PyArg_ParseTuple(args, "ii", &moves, &draws)) return NULL;
-    if (draws < 0 || draws > MAX_DRAWS || moves < 1 || moves > MAX_MOVES) {
-        PyErr_SetString(PyExc_ValueError, "nested: 1-64 moves, 0-64 draws");
-        return NULL;
-    }
-    x->nest_moves = moves;
-    x->nest_draws = draws;
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef ctx_methods[] = {
     {"row", (PyCFunction)ctx_row_py, METH_VARARGS,
      "row(r, s, base=s) -> (free, mean, dist, feats) of row r in state s"},
@@ -2179,8 +2102,6 @@ static PyMethodDef ctx_methods[] = {
      "q(s0, s1, s2): the policy's value of a board of the seat's own cards"},
     {"features", (PyCFunction)ctx_features_py, METH_VARARGS,
      "features(s0, s1, s2) -> (stage, base features of the learned value)"},
-    {"set_nested", (PyCFunction)ctx_set_nested_py, METH_VARARGS,
-     "set_nested(moves, draws): a rollout's first street chosen by nested rollouts"},
     {"set_lookahead", (PyCFunction)ctx_set_lookahead_py, METH_VARARGS,
      "set_lookahead(draws, moves, free_slots, seed=0): the rollout policy's lookahead"},
     {"lookahead", (PyCFunction)ctx_lookahead_py, METH_VARARGS,

@@ -180,11 +180,6 @@ class AIConfig:
     +0.56 +- 0.33)."""
     lookahead_moves: int = 8
     lookahead_free: int = 4
-    nested_moves: int = 6
-    nested_draws: int = 0
-    """The compiled rollouts' first street in pineapple (before the lookahead streets): the best
-    ``nested_moves`` moves by the value, each played out by the rollout policy on this many
-    sampled rests of the hand (the same for every move); 0: off."""
     live_rows: bool = False
     """The compiled search's rows are live: their random fills come from the cards the seat
     has not seen (dead cards count), computed per decision in C; else the model's rows (fills
@@ -1185,8 +1180,6 @@ def _compiled_batch(
     draws = config.lookahead_draws if pineapple else config.ofc_lookahead_draws
     if draws:
         fast.set_lookahead(draws, config.lookahead_moves, config.lookahead_free)
-    if pineapple and config.nested_draws:
-        fast.set_nested(config.nested_moves, config.nested_draws)
 
     def batch(
         afters: list[_After], rounds: int, budget: float | None, min_rounds: int

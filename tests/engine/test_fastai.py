@@ -246,43 +246,6 @@ def test_the_lookahead_policy_is_reproducible_and_changes_choices() -> None:
         ctx.fast().set_lookahead(100, 8, 4)
 
 
-def test_the_nested_choice_plays_out_the_best_moves() -> None:
-    """A rollout's first street chosen by playing the best moves out: with one move examined it
-    is the greedy choice (the same results); with six, reproducible and different."""
-    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/nested")
-    seat = hand.to_act()[0]
-    ctx, unseen, _ = decision(hand, seat)
-    req = hand.requirement(seat)
-    assert req is not None
-    afters = [_after(hand.boards[seat], m) for m in street_moves(req)[:5]]
-    greedy = ctx.fast().simulate(afters, unseen, 12, 30, 5, True)
-    runs = []
-    for moves in (1, 6, 6):
-        fresh, _, _ = decision(hand, seat)
-        fast = fresh.fast()
-        fast.set_nested(moves, 4)
-        runs.append(fast.simulate(afters, unseen, 12, 30, 5, True))
-    assert runs[0] == greedy
-    assert runs[1] == runs[2]
-    assert runs[1][1] != greedy[1]
-    with pytest.raises(ValueError):
-        ctx.fast().set_nested(0, 4)
-    with pytest.raises(ValueError):
-        ctx.fast().set_nested(6, 65)
-
-
-def test_the_ai_plays_legal_moves_with_the_nested_choice() -> None:
-    from dataclasses import replace
-
-    config = replace(DEFAULT_CONFIG, nested_draws=2, nested_moves=3)
-    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/nested-ai")
-    for seat, _ in street_decisions(hand):
-        best = analyse(hand, seat, "normal", rng=random.Random(3), simulations=24,
-                       config=config)[0]
-        hand.place(seat, *best.move)
-    assert hand.is_over
-
-
 # -- live rows: fills from the cards the seat has not seen ---------------------------------------
 
 
