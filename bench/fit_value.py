@@ -37,6 +37,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
@@ -50,6 +51,7 @@ from engine.ai import (
     AIConfig,
     _after,
     _Context,
+    _Model,
     _model,
     _Opponent,
     _opponents,
@@ -168,16 +170,26 @@ def _collect(job: tuple[str, int, AIConfig, int]) -> list[Decision]:
     return out
 
 
+def _contexts(
+    variant: str, config: AIConfig, decisions: list[Decision]
+) -> Iterator[tuple[int, _Model, _Context, list[int], bool,
+                   list[tuple[int, int, int, int, int, int]]]]:
+    """(index, model, the decision's context, unseen cards, pineapple, candidates' afters) of
+    every decision."""
+    model = _model(Rules(variant=variant), config)
+    for k, (_, opponents, unseen, pineapple, afters) in enumerate(decisions):
+        ctx = _Context(model, [_Opponent(q, exact, lower, model.tables)
+                               for q, exact, lower in opponents])
+        yield k, model, ctx, unseen, pineapple, afters
+
+
 def _backup_targets(job: tuple[str, AIConfig, list[Decision], int, int]) -> list[list[Sample]]:
     """Samples of decisions of one stage: each candidate's target is what the policy (greedy on
     ``config``'s value, exact when a move finishes the board) makes of one more street,
     averaged over ``draws`` sampled streets (every possible street when ``draws`` <= 0)."""
     variant, config, decisions, draws, seed = job
-    model = _model(Rules(variant=variant), config)
     out = []
-    for k, (_, opponents, unseen, pineapple, afters) in enumerate(decisions):
-        ctx = _Context(model, [_Opponent(q, exact, lower, model.tables)
-                               for q, exact, lower in opponents])
+    for k, model, ctx, unseen, pineapple, afters in _contexts(variant, config, decisions):
         targets = ctx.fast().lookahead(afters, unseen, draws, seed * 1_000_003 + k, pineapple)
         group = []
         for a, target in zip(afters, targets, strict=True):
@@ -192,11 +204,8 @@ def _mc_targets(job: tuple[str, AIConfig, list[Decision], int, int]) -> list[lis
     search's rollout policy (``config``: its value, lookahead and rows) over ``futures``
     sampled futures (the same for every candidate of a decision); features of the same rows."""
     variant, config, decisions, futures, seed = job
-    model = _model(Rules(variant=variant), config)
     out = []
-    for k, (_, opponents, unseen, pineapple, afters) in enumerate(decisions):
-        ctx = _Context(model, [_Opponent(q, exact, lower, model.tables)
-                               for q, exact, lower in opponents])
+    for k, _, ctx, unseen, pineapple, afters in _contexts(variant, config, decisions):
         fast = ctx.fast(unseen if config.live_rows else None, seed * 7_919 + k)
         draws = config.lookahead_draws if pineapple else config.ofc_lookahead_draws
         if draws:
