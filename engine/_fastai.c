@@ -35,8 +35,9 @@
 #define STRAIGHT_FLUSH 8
 
 /* ---------------------------------------------------------------------------------------------
- * An open-addressing hash map: uint64 key -> 16-byte value.  Key 0 marks an empty slot, so
- * keys are stored plus one (every key used here is below 2^63).
+ * An open-addressing hash map: a pair of uint64 keys (a, b) -> 16-byte value.  a = 0 marks an
+ * empty slot, so a is stored plus one (every a used here is below 2^63); one-key maps pass b = 0
+ * (the inlined hash then folds it away).
  */
 typedef struct {
     double d;
@@ -45,7 +46,8 @@ typedef struct {
 } Val;
 
 typedef struct {
-    uint64_t *keys;
+    uint64_t *k1;
+    uint64_t *k2;
     Val *vals;
     size_t cap; /* a power of two */
     size_t n;
@@ -61,90 +63,6 @@ static inline uint64_t mix64(uint64_t x) {
 }
 
 static int map_init(Map *m, size_t cap) {
-    m->keys = (uint64_t *)calloc(cap, sizeof(uint64_t));
-    m->vals = (Val *)malloc(cap * sizeof(Val));
-    m->cap = cap;
-    m->n = 0;
-    if (!m->keys || !m->vals) {
-        free(m->keys);
-        free(m->vals);
-        m->keys = NULL;
-        m->vals = NULL;
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
-}
-
-static void map_free(Map *m) {
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
-    m->cap = m->n = 0;
-}
-
-static inline Val *map_get(const Map *m, uint64_t key) {
-    uint64_t k = key + 1;
-    size_t mask = m->cap - 1;
-    size_t i = (size_t)mix64(k) & mask;
-    for (;;) {
-        uint64_t here = m->keys[i];
-        if (here == k) return &m->vals[i];
-        if (here == 0) return NULL;
-        i = (i + 1) & mask;
-    }
-}
-
-static int map_grow(Map *m) {
-    Map bigger;
-    if (map_init(&bigger, m->cap * 2) < 0) return -1;
-    size_t mask = bigger.cap - 1;
-    for (size_t j = 0; j < m->cap; j++) {
-        uint64_t k = m->keys[j];
-        if (!k) continue;
-        size_t i = (size_t)mix64(k) & mask;
-        while (bigger.keys[i]) i = (i + 1) & mask;
-        bigger.keys[i] = k;
-        bigger.vals[i] = m->vals[j];
-    }
-    bigger.n = m->n;
-    map_free(m);
-    *m = bigger;
-    return 0;
-}
-
-static void map_clear(Map *m) {
-    memset(m->keys, 0, m->cap * sizeof(uint64_t));
-    m->n = 0;
-}
-
-/* Insert (or overwrite).  Like the Python memos, a map is emptied when it reaches MEMO_CAP. */
-static int map_put(Map *m, uint64_t key, Val v) {
-    if (m->n >= MEMO_CAP) map_clear(m);
-    if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
-    uint64_t k = key + 1;
-    size_t mask = m->cap - 1;
-    size_t i = (size_t)mix64(k) & mask;
-    while (m->keys[i] && m->keys[i] != k) i = (i + 1) & mask;
-    if (!m->keys[i]) {
-        m->keys[i] = k;
-        m->n++;
-    }
-    m->vals[i] = v;
-    return 0;
-}
-
-/* The same with a pair of keys (k1 < 2^63 stored plus one; k2 any). */
-typedef struct {
-    uint64_t *k1;
-    uint64_t *k2;
-    Val *vals;
-    size_t cap;
-    size_t n;
-} Map2;
-
-static int map2_init(Map2 *m, size_t cap) {
     m->k1 = (uint64_t *)calloc(cap, sizeof(uint64_t));
     m->k2 = (uint64_t *)malloc(cap * sizeof(uint64_t));
     m->vals = (Val *)malloc(cap * sizeof(Val));
@@ -162,7 +80,7 @@ static int map2_init(Map2 *m, size_t cap) {
     return 0;
 }
 
-static void map2_free(Map2 *m) {
+static void map_free(Map *m) {
     free(m->k1);
     free(m->k2);
     free(m->vals);
@@ -171,12 +89,14 @@ static void map2_free(Map2 *m) {
     m->cap = m->n = 0;
 }
 
-static inline size_t map2_slot(uint64_t a, uint64_t b) { return (size_t)mix64(a ^ mix64(b + 0x632be59bd9b4e019ULL)); }
+static inline size_t map_slot(uint64_t a, uint64_t b) {
+    return (size_t)mix64(a ^ mix64(b + 0x632be59bd9b4e019ULL));
+}
 
-static inline Val *map2_get(const Map2 *m, uint64_t a, uint64_t b) {
+static inline Val *map_get(const Map *m, uint64_t a, uint64_t b) {
     uint64_t k = a + 1;
     size_t mask = m->cap - 1;
-    size_t i = map2_slot(k, b) & mask;
+    size_t i = map_slot(k, b) & mask;
     for (;;) {
         uint64_t here = m->k1[i];
         if (here == k && m->k2[i] == b) return &m->vals[i];
@@ -185,30 +105,31 @@ static inline Val *map2_get(const Map2 *m, uint64_t a, uint64_t b) {
     }
 }
 
-static int map2_put(Map2 *m, uint64_t a, uint64_t b, Val v) {
+/* Insert (or overwrite).  Like the Python memos, a map is emptied when it reaches MEMO_CAP. */
+static int map_put(Map *m, uint64_t a, uint64_t b, Val v) {
     if (m->n >= MEMO_CAP) {
         memset(m->k1, 0, m->cap * sizeof(uint64_t));
         m->n = 0;
     }
     if ((m->n + 1) * 2 > m->cap) {
-        Map2 bigger;
-        if (map2_init(&bigger, m->cap * 2) < 0) return -1;
+        Map bigger;
+        if (map_init(&bigger, m->cap * 2) < 0) return -1;
         size_t mask = bigger.cap - 1;
         for (size_t j = 0; j < m->cap; j++) {
             if (!m->k1[j]) continue;
-            size_t i = map2_slot(m->k1[j], m->k2[j]) & mask;
+            size_t i = map_slot(m->k1[j], m->k2[j]) & mask;
             while (bigger.k1[i]) i = (i + 1) & mask;
             bigger.k1[i] = m->k1[j];
             bigger.k2[i] = m->k2[j];
             bigger.vals[i] = m->vals[j];
         }
         bigger.n = m->n;
-        map2_free(m);
+        map_free(m);
         *m = bigger;
     }
     uint64_t k = a + 1;
     size_t mask = m->cap - 1;
-    size_t i = map2_slot(k, b) & mask;
+    size_t i = map_slot(k, b) & mask;
     while (m->k1[i] && !(m->k1[i] == k && m->k2[i] == b)) i = (i + 1) & mask;
     if (!m->k1[i]) {
         m->k1[i] = k;
@@ -227,7 +148,7 @@ static int values_loaded = 0;
 static uint64_t VALUE_MASK = 0;
 
 static inline int32_t value_of(uint64_t s) {
-    Val *v = map_get(&VALUES, s & VALUE_MASK);
+    Val *v = map_get(&VALUES, s & VALUE_MASK, 0);
     return v ? v->a : -1;
 }
 
@@ -308,8 +229,8 @@ typedef struct {
 /* Row states and what they are worth: a model's (rows from Python) or one decision's (rows
  * computed here from the cards the seat has not seen). */
 typedef struct {
-    Map2 rows[3];   /* (row state s, base) -> row id (in .a) */
-    Map2 abs;       /* abstract row key -> row id (live rows) */
+    Map rows[3];   /* (row state s, base) -> row id (in .a) */
+    Map abs;       /* abstract row key -> row id (live rows) */
     Map ptm, pmb;   /* (id << 24 | id) -> foul chance */
     RowRec *recs;
     size_t nrecs;
@@ -318,17 +239,17 @@ typedef struct {
 
 static int tab_init(RowTable *t, size_t cap) {
     for (int r = 0; r < 3; r++)
-        if (!t->rows[r].k1 && map2_init(&t->rows[r], cap) < 0) return -1;
-    if (!t->abs.k1 && map2_init(&t->abs, cap) < 0) return -1;
-    if (!t->ptm.keys && map_init(&t->ptm, cap) < 0) return -1;
-    if (!t->pmb.keys && map_init(&t->pmb, cap) < 0) return -1;
+        if (!t->rows[r].k1 && map_init(&t->rows[r], cap) < 0) return -1;
+    if (!t->abs.k1 && map_init(&t->abs, cap) < 0) return -1;
+    if (!t->ptm.k1 && map_init(&t->ptm, cap) < 0) return -1;
+    if (!t->pmb.k1 && map_init(&t->pmb, cap) < 0) return -1;
     if (t->next_id < 1) t->next_id = 1;
     return 0;
 }
 
 static void tab_free(RowTable *t) {
-    for (int r = 0; r < 3; r++) map2_free(&t->rows[r]);
-    map2_free(&t->abs);
+    for (int r = 0; r < 3; r++) map_free(&t->rows[r]);
+    map_free(&t->abs);
     map_free(&t->ptm);
     map_free(&t->pmb);
     for (size_t i = 0; i < t->nrecs; i++) {
@@ -485,7 +406,7 @@ static int core_register(Core *c, int r, uint64_t s, long id) {
 
 /* abstract id of row r in state s (calls back into Python on the first sight); -1 on error */
 static long core_row(Core *c, int r, uint64_t s) {
-    Val *v = map2_get(&c->tab.rows[r], s, 0);
+    Val *v = map_get(&c->tab.rows[r], s, 0);
     if (v) return v->a;
     PyObject *res = PyObject_CallFunction(c->row_id, "iK", r, (unsigned long long)s);
     if (!res) return -1;
@@ -499,7 +420,7 @@ static long core_row(Core *c, int r, uint64_t s) {
         if (core_register(c, r, s, id) < 0) return -1;
     }
     Val nv = {0.0, (int32_t)id, 0};
-    if (map2_put(&c->tab.rows[r], s, 0, nv) < 0) return -1;
+    if (map_put(&c->tab.rows[r], s, 0, nv) < 0) return -1;
     return id;
 }
 
@@ -535,7 +456,7 @@ static int cmp32(const void *x, const void *y) {
 
 static double core_ptm(const Core *c, RowTable *tab, long a, long b) {
     uint64_t key = (uint64_t)a << 24 | (uint64_t)b;
-    Val *v = map_get(&tab->ptm, key);
+    Val *v = map_get(&tab->ptm, key, 0);
     if (v) return v->d;
     RowRec *t = &tab->recs[a], *m = &tab->recs[b];
     long long bad = 0;
@@ -560,20 +481,20 @@ static double core_ptm(const Core *c, RowTable *tab, long a, long b) {
     }
     double p = (double)bad / (double)((long long)t->ndist * (long long)m->ndist);
     Val nv = {p, 0, 0};
-    map_put(&tab->ptm, key, nv);
+    map_put(&tab->ptm, key, 0, nv);
     return p;
 }
 
 static double core_pmb(RowTable *tab, long a, long b) {
     uint64_t key = (uint64_t)a << 24 | (uint64_t)b;
-    Val *v = map_get(&tab->pmb, key);
+    Val *v = map_get(&tab->pmb, key, 0);
     if (v) return v->d;
     RowRec *m = &tab->recs[a], *bt = &tab->recs[b];
     long long bad = 0;
     for (int i = 0; i < m->ndist; i++) bad += (long long)bisect_left32(bt->dist, bt->ndist, m->dist[i]);
     double p = (double)bad / (double)((long long)m->ndist * (long long)bt->ndist);
     Val nv = {p, 0, 0};
-    map_put(&tab->pmb, key, nv);
+    map_put(&tab->pmb, key, 0, nv);
     return p;
 }
 
@@ -1025,7 +946,7 @@ typedef struct {
 /* _Context.final: (value, fouled, royalties, fantasyland cards) of a finished board */
 static Final ctx_final(Ctx *x, int32_t vt, int32_t vm, int32_t vb) {
     uint64_t key = (uint64_t)(vt >> 8) << 48 | (uint64_t)vm << 24 | (uint64_t)vb;
-    Val *hit = map_get(&x->memo, key);
+    Val *hit = map_get(&x->memo, key, 0);
     Final out;
     if (hit) {
         out.v = hit->d;
@@ -1059,7 +980,7 @@ static Final ctx_final(Ctx *x, int32_t vt, int32_t vm, int32_t vb) {
         out.flc = flc;
     }
     Val nv = {out.v, out.foul | out.roy << 1, out.flc};
-    if (map_put(&x->memo, key, nv) < 0) x->error = 1;
+    if (map_put(&x->memo, key, 0, nv) < 0) x->error = 1;
     return out;
 }
 
@@ -1225,7 +1146,7 @@ static long live_row(Ctx *x, int r, uint64_t s) {
     uint64_t k1 = complete ? (1ULL << 40 | (uint64_t)r << 36)
                            : ((s >> 28) | (uint64_t)flush << 32 | (uint64_t)r << 36);
     uint64_t k2 = complete ? (uint64_t)(uint32_t)v : dkey;
-    Val *hit = map2_get(&t->abs, k1, k2);
+    Val *hit = map_get(&t->abs, k1, k2);
     long id;
     if (hit) {
         id = hit->a;
@@ -1301,16 +1222,16 @@ static long live_row(Ctx *x, int r, uint64_t s) {
         for (int i = 0; i < nf; i++) rec->feats[i] = e[i + 1];
         rec->registered = 1;
         Val nv = {0.0, (int32_t)id, 0};
-        if (map2_put(&t->abs, k1, k2, nv) < 0) return -1;
+        if (map_put(&t->abs, k1, k2, nv) < 0) return -1;
     }
     Val nv = {0.0, (int32_t)id, 0};
-    if (map2_put(&t->rows[r], s, base, nv) < 0) return -1;
+    if (map_put(&t->rows[r], s, base, nv) < 0) return -1;
     return id;
 }
 
 static inline long ctx_row(Ctx *x, int r, uint64_t s) {
     if (!x->live) return core_row(x->core, r, s);
-    Val *v = map2_get(&x->own.rows[r], s, x->base[r]);
+    Val *v = map_get(&x->own.rows[r], s, x->base[r]);
     if (v) return v->a;
     return live_row(x, r, s);
 }
@@ -1710,7 +1631,7 @@ static int ctx_init(Ctx *x, PyObject *args, PyObject *kw) {
     x->loss = loss;
     x->strict = strict;
     x->error = 0;
-    if (!x->memo.keys && map_init(&x->memo, 1 << 12) < 0) return -1;
+    if (!x->memo.k1 && map_init(&x->memo, 1 << 12) < 0) return -1;
     x->samples = samples;
     x->live_seed = live_seed;
     x->equity_weight = equity_weight;
@@ -2151,7 +2072,7 @@ static PyObject *load_values(PyObject *self, PyObject *args) {
             return NULL;
         }
         Val nv = {0.0, (int32_t)value, 0};
-        if (map_put(&m, key, nv) < 0) {
+        if (map_put(&m, key, 0, nv) < 0) {
             map_free(&m);
             return NULL;
         }
