@@ -121,13 +121,19 @@ def test_simulate_plays_the_sampled_futures() -> None:
         assert fls[k] == sum(1 for e in expected if e[3])
 
 
-def test_simulate_stops_within_its_budget() -> None:
-    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/budget")
+def opening(seed: str, moves: int) -> tuple[Hand, int, _Context, list[int], list[Any]]:
+    """The first pineapple decision of a seeded hand: (hand, seat, its context, the unseen
+    cards, the afters of its first ``moves`` moves)."""
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed=seed)
     seat = hand.to_act()[0]
     ctx, unseen, _ = decision(hand, seat)
     req = hand.requirement(seat)
     assert req is not None
-    afters = [_after(hand.boards[seat], m) for m in street_moves(req)[:24]]
+    return hand, seat, ctx, unseen, [_after(hand.boards[seat], m) for m in street_moves(req)[:moves]]
+
+
+def test_simulate_stops_within_its_budget() -> None:
+    _, _, ctx, unseen, afters = opening("fast/budget", 24)
     done, values, *_ = ctx.fast().simulate(afters, unseen, 12, 10**7, 1, True, 0.05, 2)
     assert 2 <= done < 10**7 and all(len(v) == done for v in values)
 
@@ -227,12 +233,7 @@ def test_lookahead_is_the_mean_best_score_of_the_last_street() -> None:
 
 
 def test_the_lookahead_policy_is_reproducible_and_changes_choices() -> None:
-    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="fast/la-policy")
-    seat = hand.to_act()[0]
-    ctx, unseen, _ = decision(hand, seat)
-    req = hand.requirement(seat)
-    assert req is not None
-    afters = [_after(hand.boards[seat], m) for m in street_moves(req)[:6]]
+    hand, seat, ctx, unseen, afters = opening("fast/la-policy", 6)
     greedy = ctx.fast().simulate(afters, unseen, 12, 40, 7, True)
     runs = []
     for _ in range(2):
