@@ -326,6 +326,21 @@ static void stage_part(const Stage *st, int r, const double *e, int ne, double m
     out[4] = atoms[2];
 }
 
+/* Fill a row's record: its distribution and parts (malloc'ed, now the record's), features
+ * e[1..nf] (e[0] = mean) and each stage's parts of the learned value. */
+static void rec_fill(const Core *c, RowRec *rec, int r, int free_slots, double mean, int32_t *dist,
+                     int nd, const double *e, int nf, double *parts) {
+    for (int k = 0; k < c->nstages; k++) stage_part(&c->st[k], r, e, nf + 1, mean, parts + k * 5);
+    rec->free = free_slots;
+    rec->mean = mean;
+    rec->ndist = nd;
+    rec->dist = dist;
+    rec->parts = parts;
+    rec->nfeats = nf < ROW_FEATS ? nf : ROW_FEATS;
+    for (int i = 0; i < rec->nfeats; i++) rec->feats[i] = e[i + 1];
+    rec->registered = 1;
+}
+
 static int core_register(Core *c, int r, uint64_t s, long id) {
     PyObject *info = PyObject_CallFunction(c->row_info, "iK", r, (unsigned long long)s);
     if (!info) return -1;
@@ -380,7 +395,6 @@ static int core_register(Core *c, int r, uint64_t s, long id) {
         free(p);
         return -1;
     }
-    for (int k = 0; k < c->nstages; k++) stage_part(&c->st[k], r, e, (int)nf + 1, mean, p + k * 5);
     /* the call back ran Python: another thread may have registered the row meanwhile */
     if (tab_reserve(&c->tab, (size_t)id) < 0) {
         free(d);
@@ -393,14 +407,7 @@ static int core_register(Core *c, int r, uint64_t s, long id) {
         free(p);
         return 0;
     }
-    rec->free = free_slots;
-    rec->mean = mean;
-    rec->ndist = (int)nd;
-    rec->dist = d;
-    rec->parts = p;
-    rec->nfeats = (int)nf < ROW_FEATS ? (int)nf : ROW_FEATS;
-    for (int i = 0; i < rec->nfeats; i++) rec->feats[i] = e[i + 1];
-    rec->registered = 1;
+    rec_fill(c, rec, r, free_slots, mean, d, (int)nd, e, (int)nf, p);
     return 0;
 }
 
@@ -1211,16 +1218,7 @@ static long live_row(Ctx *x, int r, uint64_t s) {
         double e[MAX_FEATS];
         e[0] = mean;
         int nf = row_features(r, c, flush != 0, lb, e + 1);
-        for (int k = 0; k < x->core->nstages; k++)
-            stage_part(&x->core->st[k], r, e, nf + 1, mean, parts + k * 5);
-        rec->free = free_slots;
-        rec->mean = mean;
-        rec->ndist = nd;
-        rec->dist = dist;
-        rec->parts = parts;
-        rec->nfeats = nf;
-        for (int i = 0; i < nf; i++) rec->feats[i] = e[i + 1];
-        rec->registered = 1;
+        rec_fill(x->core, rec, r, free_slots, mean, dist, nd, e, nf, parts);
         Val nv = {0.0, (int32_t)id, 0};
         if (map_put(&t->abs, k1, k2, nv) < 0) return -1;
     }
