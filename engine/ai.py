@@ -50,7 +50,7 @@ or after a fixed number of ``simulations`` (reproducible with a seeded ``rng``).
 
 *Compiled core.*  ``engine/_fastai.c`` (built by ``setup.py``; optional) is the twin of the
 rollouts, the value and the sampling loop in C: the same results as the Python rollouts on the
-same futures (``tests/engine/test_fastai.py``), 6-35x faster (``python -m bench.rollouts``).
+same futures (``tests/engine/test_fastai.py``), about 6-35x faster (``python -m bench.rollouts``).
 The lookahead policy exists only there; without the compiled core (no C compiler) the AI plays
 the greedy policy in Python.
 
