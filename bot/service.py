@@ -645,8 +645,15 @@ class TableService:
         await self.notifier.table_changed(t)
         if start:
             self._spawn(t, self._next_hand_later(t, 0.0))
+        waiting = t.fantasyland_pending.get(seat.seat_no)
         if out:
-            return "You are sitting out: you will not be dealt in until `/ofc sitin`."
+            text = "You are sitting out: you will not be dealt in until `/ofc sitin`."
+            if waiting:
+                text += (f" Your fantasyland ({waiting} cards) waits for you: it is dealt when "
+                         "you sit in again (leaving the table forfeits it).")
+            return text
+        if waiting:
+            return f"Welcome back: your next hand is your fantasyland ({waiting} cards)."
         return "Welcome back: you will be dealt in from the next hand."
 
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
@@ -731,7 +738,8 @@ class TableService:
             hand_row = await self.store.create_hand(
                 t.id, number, seed, rules.to_json(), state, self.clock(),
                 self._next_deadline(t), button=seat_nos[button],
-                table_extra={**t.row.extra, "fantasyland": {}, "fantasyland_owed_by": []},
+                table_extra={**t.row.extra, "fantasyland": self._carried_fantasyland(t),
+                             "fantasyland_owed_by": []},
             )
             await self._refresh(t)
         except Exception:
@@ -741,6 +749,14 @@ class TableService:
         t.hand = hand
         self._arm(t)
         self._schedule_bots(t)
+
+    @staticmethod
+    def _carried_fantasyland(t: TableState) -> dict[str, int]:
+        """The pending fantasylands of seats not dealt into the current hand (sitting out, e.g.
+        after a timeout): they wait for their player's next hand at this table (leaving the
+        table forfeits them).  Nobody is held at the table for them."""
+        dealt = set(t.hand_seats)
+        return {str(no): c for no, c in t.fantasyland_pending.items() if no not in dealt}
 
     def _announce_new_hand(self, t: TableState) -> Awaitable[None]:
         """The messages of a new deal: who they go to is decided now (the sends may run
@@ -1226,7 +1242,7 @@ class TableService:
         button_seat = t.hand_seats[new_button_idx]
         if new_button_idx != hand.button or not any(hand.fantasyland_next):
             button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
-        extra = {**t.row.extra, "fantasyland": fl_next,
+        extra = {**t.row.extra, "fantasyland": {**self._carried_fantasyland(t), **fl_next},
                  "fantasyland_owed_by": list(t.hand_seats) if fl_next else []}
         try:
             await self.store.finish_hand(

@@ -351,3 +351,32 @@ async def test_a_hand_that_can_never_be_settled_is_voided_and_play_goes_on(
     assert await store.verify_ledger() == []
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_fantasyland_waits_for_its_player_sitting_out() -> None:
+    """Sat out (say, after a timeout on the street that earned it), a fantasyland is not lost to
+    the hands dealt without its player: it is dealt when they sit in again."""
+    svc, rec, store = await make(seed_factory=lambda: "r14")
+    await _seated_pair(svc, "pineapple")
+    await svc.join(G, CH, CAROL, "carol")
+    t = await _owed(svc, store, {"0": 14})  # alice earned it
+    text = await svc.sit_out(CH, ALICE, True)
+    assert "Your fantasyland (14 cards) waits for you" in text
+    svc.next_hand_delay = 3600.0  # the test deals the next hand itself
+    await svc.start(CH, BOB)
+    assert t.hand is not None and t.hand.n == 2 and t.hand.fantasyland == (0, 0)
+    row = await store.get_table(t.id)
+    assert row is not None and row.extra["fantasyland"] == {"0": 14}
+    assert row.extra["fantasyland_owed_by"] == []  # nobody is held for it
+    await finish_by_autoplay(svc)
+    row = await store.get_table(t.id)
+    assert row is not None and row.extra["fantasyland"].get("0") == 14  # survives settlement
+    assert "your next hand is your fantasyland (14 cards)" in await svc.sit_out(CH, ALICE, False)
+    await until(lambda: t.hand is None)
+    await svc._next_hand_later(t, 0.0)
+    assert t.hand is not None and t.hand.n == 3
+    assert t.hand.fantasyland[t.hand_seat_of(0)] == 14
+    row = await store.get_table(t.id)
+    assert row is not None and "0" not in row.extra["fantasyland"]  # spent
+    await svc.shutdown()
+    await store.close()
