@@ -125,6 +125,19 @@ SETTLE_RETRY = 5.0
 SETTLE_ATTEMPTS = 5
 """Attempts before a hand that cannot be settled is voided (no units move)."""
 
+SAVE_RETRY = 2.0
+"""Seconds before a timeout whose move could not be saved is played again."""
+
+
+@dataclass(frozen=True)
+class _UndoPoint:
+    """A hand's state before an action, restored when the action cannot be saved."""
+
+    hand: dict[str, Any]
+    drafts: dict[int, Draft]
+    deadlines: dict[int, float]
+
+
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
 sends go on in the background, so a rate-limited channel never costs the 3-second answer."""
@@ -220,13 +233,18 @@ class TableState:
 
     def owes_fantasyland(self, seat_no: int) -> bool:
         """Whether this seat played the hand that earned a pending fantasyland (and is not
-        the one in fantasyland): it stays for that hand even if it asked to leave."""
+        the one in fantasyland): it stays for that hand even if it asked to leave.  Only the
+        fantasylands earned in that hand bind (not one carried over for a player who sat it
+        out), only while their player can play them, and only a seat that can itself be dealt
+        (a player sitting out, or without chips, is free to go)."""
         pending = self.fantasyland_pending
         owed_by = {int(x) for x in self.row.extra.get("fantasyland_owed_by", [])}
-        if seat_no not in owed_by or seat_no in pending:
+        seat = self.seat_by_no(seat_no)
+        if seat_no not in owed_by or seat_no in pending or seat is None:
             return False
-        # only while someone can actually play that fantasyland hand
-        earners = (self.seat_by_no(no) for no in pending)
+        if not self.can_be_dealt(seat):
+            return False
+        earners = (self.seat_by_no(no) for no in pending if no in owed_by)
         return any(e is not None and not e.leaving and self.can_be_dealt(e) for e in earners)
 
     def name_of(self, hand_seat: int) -> str:
@@ -314,13 +332,26 @@ class TableService:
     async def recover(self) -> list[TableState]:
         """Reload every open table; re-arm timers (an expired deadline acts at once)."""
         resumed = []
+        unreadable: dict[int, int] = {}  # table id -> number of the hand voided
         for row in await self.store.open_tables():
-            t = TableState(row=row, seats=await self.store.seats(row.id))
+            try:
+                t = TableState(row=row, seats=await self.store.seats(row.id))
+                hand_row = await self.store.current_hand(row.id)
+                if hand_row is not None:
+                    try:
+                        self._load_hand(t, hand_row)
+                    except Exception:  # e.g. written by another version: void it, play on
+                        log.exception("hand %s of table %s cannot be loaded; voiding it",
+                                      hand_row.id, row.id)
+                        await self.store.abort_hand(hand_row.id, self.clock())
+                        t.hand, t.hand_row, t.hand_seats = None, None, []
+                        t.deadlines, t.drafts = {}, {}
+                        unreadable[row.id] = hand_row.number
+            except Exception:  # one broken table must not keep the others down
+                log.exception("loading table %s failed", row.id)
+                continue
             self.tables[row.id] = t
             self._by_channel[row.channel_id] = row.id
-            hand_row = await self.store.current_hand(row.id)
-            if hand_row is not None:
-                self._load_hand(t, hand_row)
             resumed.append(t)
         for t in resumed:
             try:
@@ -340,7 +371,12 @@ class TableService:
                 log.exception("recovering table %s failed", t.id)
                 continue
             if t.row.status != "closed":
-                await self.notifier.notice(t, "The bot restarted: play resumes where it was.")
+                lost = unreadable.get(t.id)
+                await self.notifier.notice(t, "The bot restarted: play resumes where it was." if
+                                           lost is None else
+                                           f"The bot restarted: hand #{lost} could not be "
+                                           "restored and was voided (no units moved); the next "
+                                           "hand follows.")
                 await self.notifier.table_changed(t)
         return resumed
 
@@ -421,8 +457,17 @@ class TableService:
             raise ServiceError("No hand is being played right now.")
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
-            raise ServiceError("You are not in this hand; you will be dealt in the next one.")
+            raise ServiceError(self._not_in_hand(seat))
         return hs
+
+    @staticmethod
+    def _not_in_hand(seat: SeatRow) -> str:
+        """Why a seated player is not in the hand being played, and what comes next."""
+        if seat.leaving:
+            return "You are not in this hand, and you are leaving the table."
+        if seat.sitting_out:
+            return "You are not in this hand: you sit out until `/ofc sitin`."
+        return "You are not in this hand; you will be dealt in the next one."
 
     # ------------------------------------------------------------------ table admin
     async def new_table(
@@ -603,10 +648,12 @@ class TableService:
         """Cash a seat out (lock held; the seat is not in the hand being played).  A pending
         fantasyland of that seat is forfeited: it never passes to whoever sits there next."""
         pending = t.fantasyland_pending
+        owed_by = [int(x) for x in t.row.extra.get("fantasyland_owed_by", [])]
         extra = None
-        if seat_no in pending:
-            del pending[seat_no]
-            extra = {**t.row.extra, "fantasyland": {str(k): v for k, v in pending.items()}}
+        if seat_no in pending or seat_no in owed_by:
+            pending.pop(seat_no, None)
+            extra = {**t.row.extra, "fantasyland": {str(k): v for k, v in pending.items()},
+                     "fantasyland_owed_by": [no for no in owed_by if no != seat_no]}
             if not pending:
                 extra["fantasyland_owed_by"] = []
         try:
@@ -639,7 +686,12 @@ class TableService:
         t = self.table_in_channel(channel_id)
         async with t.lock:
             seat = self._my_seat(t, user_id)
-            await self.store.update_seat(t.id, seat.seat_no, sitting_out=out)
+            stays = not out and seat.leaving  # sitting in takes a leave request back
+            if stays:
+                await self.store.update_seat(t.id, seat.seat_no, sitting_out=False,
+                                             leaving=False)
+            else:
+                await self.store.update_seat(t.id, seat.seat_no, sitting_out=out)
             await self._refresh(t)
             start = (not out) and t.waiting
         await self.notifier.table_changed(t)
@@ -652,9 +704,10 @@ class TableService:
                 text += (f" Your fantasyland ({waiting} cards) waits for you: it is dealt when "
                          "you sit in again (leaving the table forfeits it).")
             return text
+        back = "Welcome back: you stay at the table, and " if stays else "Welcome back: "
         if waiting:
-            return f"Welcome back: your next hand is your fantasyland ({waiting} cards)."
-        return "Welcome back: you will be dealt in from the next hand."
+            return f"{back}your next hand is your fantasyland ({waiting} cards)."
+        return f"{back}you will be dealt in from the next hand."
 
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
         t = self.table_in_channel(channel_id)
@@ -693,9 +746,20 @@ class TableService:
                     "At least 2 players must be seated (and not sitting out) to start. "
                     "Invite someone with `/ofc join` or add a bot with `/ofc addbot`."
                 )
+            if not self._can_deal(t):
+                raise ServiceError(
+                    "Every human at the table is sitting out: `/ofc sitin` to play "
+                    "(bots do not play each other alone)."
+                )
             await self._deal(t)
         await self._tell(t, self._announce_new_hand(t))
         return f"Hand #{t.row.hand_no} is dealt."
+
+    def _can_deal(self, t: TableState) -> bool:
+        """Two players or more are ready, at least one of them human (bots never play each
+        other alone, e.g. while the only human sits out)."""
+        ready = self._ready_seats(t)
+        return len(ready) >= 2 and any(not s.is_bot for s in ready)
 
     def _ready_seats(self, t: TableState) -> list[SeatRow]:
         """Seats dealt into the next hand.  A player who asked to leave still plays the
@@ -707,18 +771,13 @@ class TableService:
 
     async def _deal(self, t: TableState) -> None:
         """Deal the next hand (lock held)."""
-        t.waiting = False
+        was_waiting, t.waiting = t.waiting, False
         rules = t.rules
-        ready = self._ready_seats(t)[: rules.max_players]
+        ready = sorted(self._ready_seats(t), key=lambda s: s.seat_no)[: rules.max_players]
         seat_nos = [s.seat_no for s in ready]
-        button_seat = t.row.button
-        # the button sits on the nearest ready seat at or before its seat number, clockwise
-        button = 0
-        for i, no in enumerate(seat_nos):
-            if no <= button_seat:
-                button = i
-        if button_seat not in seat_nos and not any(no <= button_seat for no in seat_nos):
-            button = len(seat_nos) - 1
+        # the button goes to the nearest seat dealt in at or after its seat, clockwise (a seat
+        # sitting out or empty passes it on)
+        button = next((i for i, no in enumerate(seat_nos) if no >= t.row.button), 0)
         fl_pending = t.fantasyland_pending
         fl = {i: fl_pending[no] for i, no in enumerate(seat_nos) if no in fl_pending}
         seed = self.seed_factory()
@@ -727,7 +786,8 @@ class TableService:
         number = t.row.hand_no + 1
         t.hand = hand  # staged to build the stored state; shown only once it is stored
         t.hand_seats = seat_nos
-        t.hand_practice = t.practice
+        humans = sum(1 for s in ready if not s.is_bot)
+        t.hand_practice = humans <= 1 and len(ready) > humans  # of the seats dealt in
         t.drafts = {}
         t.deadlines = {}
         self._set_deadlines(t)
@@ -742,8 +802,8 @@ class TableService:
                              "fantasyland_owed_by": []},
             )
             await self._refresh(t)
-        except Exception:
-            t.hand_seats, t.deadlines = [], {}
+        except Exception:  # nothing dealt: the table waits as it did
+            t.hand_seats, t.deadlines, t.waiting = [], {}, was_waiting
             raise
         t.hand_row = hand_row
         t.hand = hand
@@ -831,8 +891,16 @@ class TableService:
         assert t.hand is not None
         return sum(1 for a in t.hand.log if a.seat == hand_seat)
 
-    async def _after_action(self, t: TableState) -> None:
-        """Persist, then tell everyone (lock held by the caller)."""
+    @staticmethod
+    def _undo_point(t: TableState) -> _UndoPoint:
+        """What ``_after_action`` restores when the action cannot be saved (lock held)."""
+        assert t.hand is not None
+        return _UndoPoint(t.hand.to_json(), dict(t.drafts), dict(t.deadlines))
+
+    async def _after_action(self, t: TableState, undo: _UndoPoint | None = None) -> None:
+        """Persist, then tell everyone (lock held by the caller).  When the state cannot be
+        saved the action is undone in memory too (back to ``undo``, what is stored) and a
+        ``ServiceError`` says so: nothing is played that the database does not have."""
         assert t.hand is not None
         if t.hand.is_over:
             t.deadlines = {}
@@ -844,7 +912,19 @@ class TableService:
             await self._showdown(t)
             return
         self._set_deadlines(t)
-        await self._save(t)
+        try:
+            await self._save(t)
+        except Exception:
+            log.exception("saving hand %s failed", t.hand_row and t.hand_row.id)
+            if undo is None:
+                raise
+            t.hand = Hand.from_json(undo.hand)
+            t.drafts, t.deadlines = undo.drafts, undo.deadlines
+            self._arm(t)
+            raise ServiceError(
+                "The table could not be saved (a database problem), so that was not played: "
+                "please try again."
+            ) from None
         self._arm(t)
         self._schedule_bots(t)
 
@@ -889,6 +969,7 @@ class TableService:
         assert t.hand is not None
         before = t.hand.turn
         req = t.hand.requirement(hs)
+        undo = self._undo_point(t)
         try:
             action = t.hand.place(hs, placed, discards, auto=auto)
         except IllegalAction as e:
@@ -897,7 +978,7 @@ class TableService:
         hidden = hand.hidden(hs) and not hand.is_over
         t.drafts.pop(hs, None)
         t.deadlines.pop(hs, None)
-        await self._after_action(t)
+        await self._after_action(t, undo)
         if req is not None and req.is_set:
             text = f"Your hand is set: {action.describe()}."
             if action.discards:
@@ -919,13 +1000,14 @@ class TableService:
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
             before = t.hand.turn
+            undo = self._undo_point(t)
             try:
                 do(t.hand, hs)
             except IllegalAction as e:
                 raise ServiceError(str(e)) from None
             t.drafts.pop(hs, None)
             t.deadlines.pop(hs, None)
-            await self._after_action(t)
+            await self._after_action(t, undo)
         await self._tell(t, self._notify_after(t, before))
         return t
 
@@ -945,7 +1027,9 @@ class TableService:
     def panel(self, table_id: int, user_id: int, seat_no: int | None = None) -> PanelState:
         t = self.table(table_id)
         seat = t.seat_of_user(user_id)
-        if seat is None or (seat_no is not None and seat.seat_no != seat_no):
+        if seat is None:
+            raise ServiceError("You are not seated at this table any more.")
+        if seat_no is not None and seat.seat_no != seat_no:
             raise ServiceError("This panel belongs to another player.")
         return self._panel_state(t, seat)
 
@@ -959,7 +1043,7 @@ class TableService:
             raise ServiceError("No hand is being played right now; wait for the next deal.")
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
-            raise ServiceError("You are not in this hand; you will be dealt in the next one.")
+            raise ServiceError(self._not_in_hand(seat))
         req = hand.requirement(hs)
         waiting = ""
         if req is None:
@@ -1100,6 +1184,7 @@ class TableService:
                     if not expired:
                         continue
                     before = t.hand.turn
+                    undo = self._undo_point(t)
                     names = []
                     for hs in sorted(expired):
                         if t.hand is None or t.hand.is_over or not t.hand.may_act(hs):
@@ -1116,8 +1201,17 @@ class TableService:
                             await self.store.update_seat(t.id, seat_no, sitting_out=True)
                             names.append(seat.name)
                     await self._refresh(t)
-                    await self._after_action(t)
-                    self._spawn(t, self._timeout_notices(t, names, before))
+                    try:
+                        await self._after_action(t, undo)
+                    except ServiceError:  # not saved, so not played: try again shortly
+                        failed = True
+                    else:
+                        failed = False
+                        self._spawn(t, self._timeout_notices(t, names, before))
+                if failed:
+                    await asyncio.sleep(SAVE_RETRY)
+                    continue
+                async with t.lock:
                     if t.hand is None or t.hand.is_over:
                         if t.timer is asyncio.current_task():
                             t.timer = None
@@ -1175,6 +1269,7 @@ class TableService:
                 return
             assert t.hand is not None
             before = t.hand.turn
+            undo = self._undo_point(t)
             try:
                 if natural:
                     t.hand.declare(hs, natural)
@@ -1184,7 +1279,10 @@ class TableService:
                 log.exception("bot move refused; autoplaying")
                 t.hand.apply(snapshot.autoplay(hs))
             t.deadlines.pop(hs, None)
-            await self._after_action(t)
+            try:
+                await self._after_action(t, undo)
+            except ServiceError:  # not saved, so not played: its clock plays it later
+                return
         await self._tell(t, self._notify_after(t, before))
 
     # ------------------------------------------------------------------ showdown
@@ -1274,11 +1372,17 @@ class TableService:
         await self._refresh(t)
 
     async def _void_hand(self, t: TableState) -> None:
-        """A hand that cannot be settled is voided: no units move, play goes on (lock held)."""
+        """A hand that cannot be settled is voided: no units move, a fantasyland it dealt is
+        given back to its player, play goes on (lock held)."""
         assert t.hand_row is not None
         number = t.hand_row.number
+        given_back = {}
+        if t.hand is not None:
+            given_back = {str(t.hand_seats[i]): c for i, c in enumerate(t.hand.fantasyland) if c}
+        extra = {**t.row.extra, "fantasyland": {**t.row.extra.get("fantasyland", {}),
+                                                 **given_back}}
         try:
-            await self.store.abort_hand(t.hand_row.id, self.clock())
+            await self.store.abort_hand(t.hand_row.id, self.clock(), table_extra=extra)
         except Exception:
             log.exception("voiding hand %s failed", t.hand_row.id)
             return
@@ -1323,7 +1427,7 @@ class TableService:
                 closed = True
             else:
                 closed = False
-                if len(self._ready_seats(t)) >= 2:
+                if self._can_deal(t):
                     try:
                         await self._deal(t)
                     except Exception:  # nothing dealt: the next join / sitin / start tries

@@ -793,16 +793,27 @@ class Store:
                 )
             return amount
 
-    async def abort_hand(self, hand_id: int, now: float | None = None) -> None:
-        """Void a hand still playing: status 'aborted', no units move."""
+    async def abort_hand(
+        self, hand_id: int, now: float | None = None, *,
+        table_extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Void a hand still playing: status 'aborted', no units move.  ``table_extra``
+        replaces the table's extra in the same transaction (e.g. a fantasyland given back)."""
         hand_id = _id(hand_id, "hand_id")
         when = _now(now)
+        extra = None if table_extra is None else _dumps(dict(table_extra))
         async with self._write():
-            await self._db.execute(
+            cur = await self._db.execute(
                 "UPDATE hands SET status = 'aborted', finished_at = ?, updated_at = ?,"
                 " deadline = NULL WHERE id = ? AND status = 'playing'",
                 (when, when, hand_id),
             )
+            if extra is not None and cur.rowcount:
+                await self._db.execute(
+                    "UPDATE tables SET extra = ?, updated_at = ? WHERE id ="
+                    " (SELECT table_id FROM hands WHERE id = ?)",
+                    (extra, when, hand_id),
+                )
 
     async def _unseat(self, seat: SeatRow, now: float) -> int:
         amount = 0 if seat.is_bot else await self._stack(seat.table_id, seat.user_id)

@@ -16,7 +16,18 @@ from bot.store import Store
 from engine.autoplay import choose_placement
 from engine.notation import format_move
 
-from .test_service import ALICE, BOB, CAROL, CH, G, Recorder, finish_by_autoplay, make, until
+from .test_service import (
+    ALICE,
+    BOB,
+    CAROL,
+    CH,
+    Clock,
+    G,
+    Recorder,
+    finish_by_autoplay,
+    make,
+    until,
+)
 
 
 async def _seated_pair(svc: TableService, variant: str = "ofc") -> None:
@@ -242,6 +253,21 @@ async def test_no_bot_joins_a_closing_table() -> None:
     await store.close()
 
 
+async def _play_alice_until_settled(svc: TableService) -> None:
+    """Alice (seat 0) plays by autoplay, bots by themselves, until the hand is settled."""
+    t = svc.table_in_channel(CH)
+    for _ in range(3000):
+        if t.last_result is not None:
+            return
+        async with t.lock:
+            hand = t.hand
+            alice = t.hand_seat_of(0)
+            if hand is not None and not hand.is_over and alice in hand.to_act():
+                hand.autoplay(alice)
+                await svc._after_action(t)
+        await asyncio.sleep(0.01)
+
+
 async def test_a_practice_hand_stays_practice_when_a_second_human_joins_mid_hand() -> None:
     svc, rec, store = await make(seed_factory=lambda: "r9")
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
@@ -250,16 +276,7 @@ async def test_a_practice_hand_stays_practice_when_a_second_human_joins_mid_hand
     t = svc.table_in_channel(CH)
     assert t.hand_practice
     await svc.join(G, CH, BOB, "bob")  # the table is no longer practice from the next hand
-    for _ in range(3000):  # alice plays by autoplay, the bot by itself
-        if t.last_result is not None:
-            break
-        async with t.lock:
-            hand = t.hand
-            alice = t.hand_seat_of(0)
-            if hand is not None and not hand.is_over and alice in hand.to_act():
-                hand.autoplay(alice)
-                await svc._after_action(t)
-        await asyncio.sleep(0.01)
+    await _play_alice_until_settled(svc)
     result = t.last_result
     assert result is not None and result.practice and result.units is None
     assert await store.leaderboard(G) == []
@@ -378,5 +395,235 @@ async def test_a_fantasyland_waits_for_its_player_sitting_out() -> None:
     assert t.hand.fantasyland[t.hand_seat_of(0)] == 14
     row = await store.get_table(t.id)
     assert row is not None and "0" not in row.extra["fantasyland"]  # spent
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_the_button_passes_a_seat_sitting_out() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r15")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", fantasyland=False)
+    await svc.join(G, CH, BOB, "bob")  # seat 1
+    await svc.join(G, CH, CAROL, "carol")  # seat 2
+    await svc.sit_out(CH, BOB, True)
+    svc.next_hand_delay = 3600.0  # the test deals each hand itself
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    buttons = []
+    for _ in range(3):
+        assert t.hand is not None and t.hand_seats == [0, 2]
+        buttons.append(t.hand_seats[t.hand.button])
+        await finish_by_autoplay(svc)
+        await until(lambda: t.hand is None)
+        await svc._next_hand_later(t, 0.0)
+    assert buttons == [0, 2, 0]  # the button alternates between the two players dealt in
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_player_sitting_out_does_not_owe_a_fantasyland() -> None:
+    """Heads-up, bob timed out on the hand that earned alice a fantasyland: he is never dealt
+    while sitting out, so holding him for that hand would hold him (and his stack) forever."""
+    svc, rec, store = await make(seed_factory=lambda: "r16")
+    await _seated_pair(svc, "pineapple")
+    t = await _owed(svc, store, {"0": 14})
+    await svc.sit_out(CH, BOB, True)
+    assert "You left the table" in await svc.leave(CH, BOB)
+    assert t.seat_of_user(BOB) is None
+    assert t.fantasyland_pending == {0: 14}  # alice keeps it for her next hand
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_only_the_fantasylands_of_the_hand_played_bind_its_players() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r17")
+    await _seated_pair(svc, "pineapple")
+    await svc.join(G, CH, CAROL, "carol")
+    t = svc.table_in_channel(CH)
+    # alice's fantasyland is carried (she sat out); bob and carol played a hand in which carol
+    # earned one: what the settlement writes
+    await store.update_table(t.id, extra={"fantasyland": {"0": 14, "2": 14},
+                                          "fantasyland_owed_by": [1, 2]})
+    await svc._refresh(t)
+    assert t.owes_fantasyland(1)  # bob owes carol's
+    assert "You left the table" in await svc.leave(CH, CAROL)  # carol forfeits hers
+    assert t.row.extra["fantasyland_owed_by"] == [1]
+    assert not t.owes_fantasyland(1)  # bob never played the hand that earned alice's
+    assert "You left the table" in await svc.leave(CH, BOB)
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_bots_never_play_each_other_alone() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r18")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=2, bot_level="easy")
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await svc.sit_out(CH, ALICE, True)  # or her clock ran out
+    await _play_alice_until_settled(svc)
+    await until(lambda: t.hand is None)
+    await svc._next_hand_later(t, 0.0)
+    assert t.hand is None and t.waiting and t.row.hand_no == 1
+    with pytest.raises(ServiceError, match="Every human at the table is sitting out"):
+        await svc.start(CH, ALICE)
+    await svc.sit_out(CH, ALICE, False)  # back: the next hand is dealt
+    await until(lambda: t.hand is not None)
+    assert t.hand is not None and t.row.hand_no == 2 and t.hand.n == 3
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_practice_is_decided_by_the_players_dealt_in() -> None:
+    """Alice against a bot, with bob seated but sitting out: practice (nothing counts)."""
+    svc, rec, store = await make(seed_factory=lambda: "r19")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.add_bot(CH, ALICE, "easy")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.sit_out(CH, BOB, True)
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and t.hand.n == 2 and t.hand_practice
+    await _play_alice_until_settled(svc)
+    assert t.last_result is not None and t.last_result.practice
+    assert await store.leaderboard(G, "points") == []
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_hand_that_cannot_be_loaded_is_voided_and_the_other_tables_resume(
+    tmp_path: Any,
+) -> None:
+    db = tmp_path / "broken.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r20")
+    await svc.new_table(G, CH, ALICE, "alice")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)  # table 1: mid-hand, fine
+    await svc.new_table(G, CH + 1, CAROL, "carol")
+    await svc.join(G, CH + 1, BOB + 10, "dave")
+    await svc.start(CH + 1, CAROL)  # table 2: mid-hand, its stored hand breaks
+    broken = svc.table_in_channel(CH + 1)
+    assert broken.hand_row is not None
+    broken_hand = broken.hand_row.id
+    await svc.shutdown()
+    await store.save_hand_state(broken_hand, {"engine": {"bogus": 1}, "seats": [0, 1]}, [], None)
+    await store.close()
+
+    svc2, rec2, store2 = await make(db, seed_factory=lambda: "r20b")
+    resumed = await svc2.recover()
+    assert len(resumed) == 2
+    assert svc2.table_in_channel(CH).hand is not None  # table 1 plays on
+    t2 = svc2.table_in_channel(CH + 1)
+    voided = await store2.get_hand(broken_hand)
+    assert voided is not None and voided.status == "aborted"
+    assert any(kind == "notice" and "could not be restored and was voided" in text
+               for kind, text in rec2.events)
+    await until(lambda: t2.hand is not None)  # and the next hand is dealt there
+    assert t2.hand is not None and t2.row.hand_no == 2
+    assert await store2.verify_ledger() == []
+    await svc2.shutdown()
+    await store2.close()
+
+
+async def test_a_voided_hand_gives_its_fantasyland_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service_module, "SETTLE_RETRY", 0.01)
+    svc, rec, store = await make(seed_factory=lambda: "r21")
+    await _seated_pair(svc, "pineapple")
+    await _owed(svc, store, {"0": 14})
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(0)] == 14
+
+    async def refuses(*args: Any, **kw: Any) -> Any:
+        raise ValueError("movements sum to 1, not 0")
+
+    monkeypatch.setattr(store, "finish_hand", refuses)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.hand is not None and t.row.hand_no == 2)
+    assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(0)] == 14  # dealt again
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_move_that_cannot_be_saved_is_not_played(monkeypatch: pytest.MonkeyPatch) -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r22")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    before = t.hand.to_json()
+    user, text = _a_move_text(svc)
+    real = store.save_hand_state
+
+    async def down(*args: Any, **kw: Any) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(store, "save_hand_state", down)
+    with pytest.raises(ServiceError, match="could not be saved"):
+        await svc.place_text(CH, user, text)
+    assert t.hand.to_json() == before  # memory is what the store has
+    monkeypatch.setattr(store, "save_hand_state", real)
+    assert "Placed" in (await svc.place_text(CH, user, text)).text  # the same move, now saved
+    hand_row = await store.get_hand(t.hand_row.id if t.hand_row else 0)
+    assert hand_row is not None and len(hand_row.log) == 1
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_timeout_that_cannot_be_saved_is_played_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "r23")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    first = t.hand.turn
+    assert first is not None
+    real = store.save_hand_state
+    failures = saves = 0
+
+    async def flaky(*args: Any, **kw: Any) -> Any:
+        nonlocal failures, saves
+        if failures < 2:
+            failures += 1
+            raise sqlite3.OperationalError("disk I/O error")
+        saves += 1
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(store, "save_hand_state", flaky)
+    clock.offset += 60
+    svc.rearm()
+    await until(lambda: saves > 0)
+    assert failures == 2 and t.hand is not None and t.hand.autoplayed[first] == 1
+    hand_row = await store.get_hand(t.hand_row.id if t.hand_row else 0)
+    assert hand_row is not None and len(hand_row.log) == len(t.hand.log) >= 1  # saved
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_sitting_in_takes_a_leave_request_back_and_messages_say_where_you_are() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r24")
+    await _seated_pair(svc)
+    await svc.join(G, CH, CAROL, "carol")
+    await svc.sit_out(CH, CAROL, True)
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    with pytest.raises(ServiceError, match="you sit out until `/ofc sitin`"):
+        await svc.place_text(CH, CAROL, "Ah top")
+    assert "after this hand" in await svc.leave(CH, BOB)
+    text = await svc.sit_out(CH, BOB, False)
+    assert text == ("Welcome back: you stay at the table, and you will be dealt in from the "
+                    "next hand.")
+    await finish_by_autoplay(svc)
+    await until(lambda: t.hand is None)
+    assert t.seat_of_user(BOB) is not None  # still seated after the hand
+    assert "You left the table" in await svc.leave(CH, CAROL)
+    with pytest.raises(ServiceError, match="not seated at this table any more"):
+        svc.panel(t.id, CAROL, 2)
     await svc.shutdown()
     await store.close()
