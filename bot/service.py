@@ -1333,6 +1333,7 @@ class TableService:
                 points=s.totals[i], units=u, fouled=s.fouled[i], royalties=s.royalties[i],
                 fantasyland=hand.fantasyland_next[i] > 0, surrendered=s.surrendered[i],
                 natural=s.naturals[i], is_bot=seat.is_bot, counted=counted,
+                ranked_points=sum(matrix[i]) if counted and any(is_bot) else None,
             ))
         final = self._state_json(t)
         fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(hand.fantasyland_next) if c}

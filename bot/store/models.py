@@ -136,6 +136,9 @@ class HandResult:
     is_bot: bool = False
     counted: bool = True
     """False for practice hands: recorded, but no units and no leaderboard/stats."""
+    ranked_points: int | None = None
+    """The points that count in leaderboards and stats: those against humans (None: all of
+    ``points``, as for a table without bots)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -199,6 +199,7 @@ def _result_of(row: sqlite3.Row) -> HandResult:
         units=row["units"], fouled=bool(row["fouled"]), royalties=row["royalties"],
         fantasyland=bool(row["fantasyland"]), surrendered=bool(row["surrendered"]),
         natural=row["natural"], is_bot=bool(row["is_bot"]), counted=bool(row["counted"]),
+        ranked_points=row["ranked_points"],
     )
 
 
@@ -986,11 +987,12 @@ class Store:
                 await self._db.execute(
                     "INSERT INTO results (hand_id, seat_no, user_id, guild_id, name, points,"
                     " units, fouled, royalties, fantasyland, surrendered, natural, is_bot,"
-                    " counted, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " counted, finished_at, ranked_points)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (hand_id, result.seat_no, result.user_id, table.guild_id, result.name,
                      result.points, result.units, int(result.fouled), result.royalties,
                      int(result.fantasyland), int(result.surrendered), result.natural,
-                     int(result.is_bot), int(result.counted), when),
+                     int(result.is_bot), int(result.counted), when, result.ranked_points),
                 )
             seq = int(await self._scalar("SELECT COALESCE(MAX(id), 0) FROM ledger"))
             await self._db.execute(
@@ -1020,6 +1022,8 @@ class Store:
             _id(result.user_id, "result user_id")
             _id(result.seat_no, "result seat_no")
             _id(result.points, "result points")
+            if result.ranked_points is not None:
+                _id(result.ranked_points, "result ranked points")
             _id(result.units, "result units")
             _id(result.royalties, "result royalties")
             if result.seat_no in seats_seen or result.user_id in users_seen:
@@ -1075,7 +1079,7 @@ class Store:
                 SELECT r.user_id,
                        COALESCE(MAX(p.name), MAX(r.name), '') AS name,
                        COALESCE(SUM(l.amount), 0) AS units,
-                       SUM(r.points) AS points,
+                       SUM(COALESCE(r.ranked_points, r.points)) AS points,
                        COUNT(*) AS hands,
                        SUM(r.fantasyland) AS fantasylands
                 FROM results r
@@ -1105,7 +1109,7 @@ class Store:
             totals = await self._one(
                 """
                 SELECT COUNT(*) AS hands,
-                       COALESCE(SUM(r.points), 0) AS points,
+                       COALESCE(SUM(COALESCE(r.ranked_points, r.points)), 0) AS points,
                        COALESCE(SUM(l.amount), 0) AS units,
                        COALESCE(SUM(r.fouled), 0) AS fouls,
                        COALESCE(SUM(r.fantasyland), 0) AS fantasylands

@@ -253,18 +253,21 @@ async def test_no_bot_joins_a_closing_table() -> None:
     await store.close()
 
 
-async def _play_alice_until_settled(svc: TableService) -> None:
-    """Alice (seat 0) plays by autoplay, bots by themselves, until the hand is settled."""
+async def _play_humans_until_settled(svc: TableService) -> None:
+    """The humans play by autoplay, bots by themselves, until the hand is settled."""
     t = svc.table_in_channel(CH)
     for _ in range(3000):
         if t.last_result is not None:
             return
         async with t.lock:
             hand = t.hand
-            alice = t.hand_seat_of(0)
-            if hand is not None and not hand.is_over and alice in hand.to_act():
-                hand.autoplay(alice)
-                await svc._after_action(t)
+            if hand is not None and not hand.is_over:
+                for hs in hand.to_act():
+                    seat = t.seat_by_no(t.hand_seats[hs])
+                    if seat is not None and not seat.is_bot:
+                        hand.autoplay(hs)
+                        await svc._after_action(t)
+                        break
         await asyncio.sleep(0.01)
 
 
@@ -276,7 +279,7 @@ async def test_a_practice_hand_stays_practice_when_a_second_human_joins_mid_hand
     t = svc.table_in_channel(CH)
     assert t.hand_practice
     await svc.join(G, CH, BOB, "bob")  # the table is no longer practice from the next hand
-    await _play_alice_until_settled(svc)
+    await _play_humans_until_settled(svc)
     result = t.last_result
     assert result is not None and result.practice and result.units is None
     assert await store.leaderboard(G) == []
@@ -460,7 +463,7 @@ async def test_bots_never_play_each_other_alone() -> None:
     await svc.start(CH, ALICE)
     t = svc.table_in_channel(CH)
     await svc.sit_out(CH, ALICE, True)  # or her clock ran out
-    await _play_alice_until_settled(svc)
+    await _play_humans_until_settled(svc)
     await until(lambda: t.hand is None)
     await svc._next_hand_later(t, 0.0)
     assert t.hand is None and t.waiting and t.row.hand_no == 1
@@ -484,7 +487,7 @@ async def test_practice_is_decided_by_the_players_dealt_in() -> None:
     await svc.start(CH, ALICE)
     t = svc.table_in_channel(CH)
     assert t.hand is not None and t.hand.n == 2 and t.hand_practice
-    await _play_alice_until_settled(svc)
+    await _play_humans_until_settled(svc)
     assert t.last_result is not None and t.last_result.practice
     assert await store.leaderboard(G, "points") == []
     await svc.shutdown()
@@ -625,5 +628,31 @@ async def test_sitting_in_takes_a_leave_request_back_and_messages_say_where_you_
     assert "You left the table" in await svc.leave(CH, CAROL)
     with pytest.raises(ServiceError, match="not seated at this table any more"):
         svc.panel(t.id, CAROL, 2)
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_points_against_bots_rank_nothing() -> None:
+    """Alice, bob and a bot: the leaderboards count only the points between alice and bob."""
+    svc, rec, store = await make(seed_factory=lambda: "r25")
+    await _seated_pair(svc)
+    await svc.add_bot(CH, ALICE, "easy")
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and t.hand.n == 3 and not t.hand_practice
+    seats = list(t.hand_seats)
+    await _play_humans_until_settled(svc)
+    result = t.last_result
+    assert result is not None
+    matrix = result.settlement.matrix()
+    a, b = seats.index(0), seats.index(1)
+    assert result.settlement.totals[a] != matrix[a][b]  # this deal: alice won or lost vs the bot
+    board = {e.user_id: e.points for e in await store.leaderboard(G, "points")}
+    assert board == {ALICE: matrix[a][b], BOB: matrix[b][a]}
+    assert (await store.player_stats(G, ALICE)).points == matrix[a][b]
+    (_, results), = await store.history(t.id, 1)
+    mine = next(r for r in results if r.user_id == ALICE)
+    assert mine.points == result.settlement.totals[a] and mine.ranked_points == matrix[a][b]
     await svc.shutdown()
     await store.close()
