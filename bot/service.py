@@ -928,10 +928,18 @@ class TableService:
         self._arm(t)
         self._schedule_bots(t)
 
-    def _notify_after(self, t: TableState, before_turn: int | None) -> Awaitable[None]:
-        """The messages after an action (the table edit; a ping when the turn moved), decided
-        now."""
-        moved = t.hand is not None and not t.hand.is_over and t.hand.turn != before_turn
+    def _turn_mark(self, t: TableState) -> tuple[int | None, int]:
+        """Whose turn it is and how many actions that seat has taken: it changes when the turn
+        moves, and when it comes back to the same seat at the next street (the others are in
+        fantasyland, have surrendered or are done)."""
+        assert t.hand is not None
+        turn = t.hand.turn
+        return turn, (self.step_of(t, turn) if turn is not None else 0)
+
+    def _notify_after(self, t: TableState, before: tuple[int | None, int]) -> Awaitable[None]:
+        """The messages after an action (the table edit; a ping when the turn moved or came
+        back), decided now."""
+        moved = t.hand is not None and not t.hand.is_over and self._turn_mark(t) != before
         return self._send_news(t, [], self._to_ping(t) if moved else ([], None))
 
     # ------------------------------------------------------------------ player actions
@@ -965,9 +973,9 @@ class TableService:
     async def _place(
         self, t: TableState, hs: int, placed: Sequence[tuple[Card, int]],
         discards: Sequence[Card], auto: bool = False,
-    ) -> tuple[PlaceResult, int | None]:
+    ) -> tuple[PlaceResult, tuple[int | None, int]]:
         assert t.hand is not None
-        before = t.hand.turn
+        before = self._turn_mark(t)
         req = t.hand.requirement(hs)
         undo = self._undo_point(t)
         try:
@@ -999,7 +1007,7 @@ class TableService:
         async with t.lock:
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
-            before = t.hand.turn
+            before = self._turn_mark(t)
             undo = self._undo_point(t)
             try:
                 do(t.hand, hs)
@@ -1065,7 +1073,7 @@ class TableService:
         """A click on a panel: ``pick`` (values = cards), ``top``/``middle``/``bottom``/
         ``discard`` (assign the selected cards), ``undo``, ``clear``, ``confirm``."""
         t = self.table(table_id)
-        before: int | None = None
+        before: tuple[int | None, int] = (None, 0)
         confirmed = False
         async with t.lock:
             seat = t.seat_of_user(user_id)
@@ -1183,7 +1191,7 @@ class TableService:
                     expired = [hs for hs, d in t.deadlines.items() if d <= now]
                     if not expired:
                         continue
-                    before = t.hand.turn
+                    before = self._turn_mark(t)
                     undo = self._undo_point(t)
                     names = []
                     for hs in sorted(expired):
@@ -1219,7 +1227,9 @@ class TableService:
         except asyncio.CancelledError:
             return
 
-    async def _timeout_notices(self, t: TableState, names: list[str], before: int | None) -> None:
+    async def _timeout_notices(
+        self, t: TableState, names: list[str], before: tuple[int | None, int]
+    ) -> None:
         if names:
             await self.notifier.notice(
                 t,
@@ -1268,7 +1278,7 @@ class TableService:
             if not current():
                 return
             assert t.hand is not None
-            before = t.hand.turn
+            before = self._turn_mark(t)
             undo = self._undo_point(t)
             try:
                 if natural:

@@ -99,7 +99,14 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             f"{t.row.stake} unit(s) per point, buy-in {t.row.buyin}, {t.row.max_seats} seats."
             f"{extra} Join with `/ofc join`, then `/ofc start`."
         )
-        await self.presenter.post_table(t, edit=False)
+        try:  # the table exists now: a refused picture must not read as a failed command
+            await self.presenter.post_table(t, edit=False)
+        except discord.HTTPException:
+            log.exception("could not post the table message of table %s", t.id)
+            await interaction.followup.send(
+                "The table is open, but I could not post its picture in this channel: check "
+                "that I may send messages and attach files here.", ephemeral=True,
+            )
 
     @app_commands.command(name="join", description="Take a seat; the buy-in moves to your stack")
     @app_commands.describe(buyin="Units to bring (default: the table's buy-in)")

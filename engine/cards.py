@@ -17,6 +17,7 @@ SUITS = "cdhs"
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 _SYMBOL_TO_SUIT = {
     "♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s",
+    "❤": "h",  # the red heart emoji (U+2764), what phone keyboards offer for hearts
 }
 RANK_NAMES = (
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -139,7 +140,8 @@ DECK: tuple[Card, ...] = _build_deck()
 """All 52 cards in index order (2c 2d 2h 2s 3c … As)."""
 
 _BY_TEXT = {_TEXT[c]: c for c in DECK}
-_TOKEN = re.compile(r"(10|[2-9tjqka])([cdhs♣♧♦♢♥♡♠♤])", re.IGNORECASE)
+_TOKEN = re.compile(r"(10|[2-9tjqkaTJQKA])([cdhsCDHS♣♧♦♢♥♡♠♤❤])")
+"""Explicit cases, not IGNORECASE: that would also match lookalikes such as the Kelvin sign."""
 _SPLIT = re.compile(r"[\s,;]+")
 
 
@@ -152,7 +154,7 @@ def _token_to_card(token: str) -> Card | None:
         rank = "T"
     suit = m.group(2)
     suit = _SYMBOL_TO_SUIT.get(suit, suit.lower())
-    return _BY_TEXT[rank + suit]
+    return _BY_TEXT.get(rank + suit)
 
 
 _VARIATION_SELECTORS = str.maketrans("", "", "\ufe0e\ufe0f")

@@ -320,7 +320,10 @@ class Hand:
                 "seat": s,
                 "name": self.names[s],
                 "board": Board().to_json() if hidden else self.boards[s].to_json(),
-                "hidden_cards": (len(self.boards[s]) + len(self.pending[s])) if hidden else 0,
+                # a declared natural's cards count too: it looks like any other set hand
+                "hidden_cards": (len(self.boards[s]) + len(self.pending[s])
+                                 + (0 if self.is_over else len(self.natural_cards[s])))
+                if hidden else 0,
                 "fantasyland": self.fantasyland[s],
                 "done": self.done[s],
                 "surrendered": self.surrendered[s],

@@ -55,7 +55,7 @@ class NotationError(IllegalAction):
 
 def row_word(token: str) -> int | None:
     """0/1/2 for a row word, ``DISCARD`` (3) for a discard word, None otherwise."""
-    return _WORDS.get(token.strip().rstrip(":").lower())
+    return _WORDS.get(token.strip().rstrip(":.!").lower())
 
 
 def _plural(n: int, word: str) -> str:

@@ -656,3 +656,26 @@ async def test_points_against_bots_rank_nothing() -> None:
     assert mine.points == result.settlement.totals[a] and mine.ranked_points == matrix[a][b]
     await svc.shutdown()
     await store.close()
+
+
+async def test_the_turn_coming_back_to_the_same_player_pings_them() -> None:
+    """Heads-up against a fantasyland, the regular player acts on every street in a row: each
+    new street is a new turn and is announced."""
+    svc, rec, store = await make(seed_factory=lambda: "r26")
+    await _seated_pair(svc)
+    t = await _owed(svc, store, {"1": 13})  # bob plays his fantasyland
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(1)] == 13
+    await asyncio.sleep(0.05)
+    rec.events.clear()
+    hs = t.hand_seat_of(0)
+    assert hs is not None and t.hand.turn == hs
+    req = t.hand.requirement(hs)
+    assert req is not None
+    await svc.place_text(CH, ALICE, format_move(*choose_placement(t.hand, hs, req)))
+    await until(lambda: any(kind == "turn" for kind, _ in rec.events))
+    assert t.hand is not None and t.hand.street == 2
+    assert ("turn", [0]) in rec.events  # alice, told it is her turn again
+    await svc.shutdown()
+    await store.close()

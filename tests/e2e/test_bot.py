@@ -12,7 +12,7 @@ import pytest
 from engine import Card, parse_cards
 
 from .conftest import World, make_world, panel_cards
-from .fakediscord import FakeMessage, FakeUser
+from .fakediscord import FakeMessage, FakeUser, Perm
 
 pytestmark = pytest.mark.e2e
 
@@ -529,3 +529,20 @@ async def test_next_hand_follows_and_button_moves(tmp_path: Any) -> None:
         assert t.hand.names[t.hand.button] == "bob"  # the button moved clockwise
         assert to_act(w) == [w.alice]
         w.fake.assert_clean()
+
+
+async def test_a_table_opened_without_permission_to_post_its_picture(tmp_path: Any) -> None:
+    """The table exists even when the channel refuses its picture: the creator is told what
+    to fix, not that the command failed."""
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        for role in w.guild.roles.values():
+            role.permissions &= ~Perm.ATTACH_FILES
+        r = await w.slash(w.alice, "ofc new", variant="ofc")
+        assert "opened a **ofc** table" in r.content
+        (note,) = await w.fake.wait_followups(r)
+        assert note.ephemeral and "could not post its picture" in note.content
+        assert "unchanged" not in note.content
+        r = await w.slash(w.bob, "ofc join")
+        assert "sat down" in r.content  # the table is there
+        assert await w.store.verify_ledger() == []

@@ -7,7 +7,9 @@ from engine import DECK, Card, CardError, parse_card, parse_cards
 from engine.cards import cards_pretty, cards_text
 
 
-@pytest.mark.parametrize("text", ["Ah", "ah", "AH", "aH", "A♥", "a♡", "A♥\ufe0f", "A\u2665\ufe0e"])
+@pytest.mark.parametrize(
+    "text", ["Ah", "ah", "AH", "aH", "A♥", "a♡", "A♥\ufe0f", "A\u2665\ufe0e", "A\u2764\ufe0f"]
+)
 def test_ace_of_hearts_forms(text: str) -> None:
     assert parse_card(text) == Card("Ah")
     assert str(parse_card(text)) == "Ah"
@@ -18,7 +20,10 @@ def test_ten_forms(text: str) -> None:
     assert parse_card(text) is Card("Th")
 
 
-@pytest.mark.parametrize("bad", ["1h", "Ax", "11c", "Ahh", "h", "A", "", "Zz", "0s"])
+# the Kelvin sign and the long s fold to k and s without IGNORECASE's help: refused, named
+@pytest.mark.parametrize(
+    "bad", ["1h", "Ax", "11c", "Ahh", "h", "A", "", "Zz", "0s", "\u212ah", "A\u017f"]
+)
 def test_bad_tokens_are_named(bad: str) -> None:
     with pytest.raises(CardError) as err:
         parse_cards(f"Kd {bad} 2c") if bad else parse_card(bad)

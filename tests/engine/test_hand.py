@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Card, Rules, parse_cards
+from engine import Board, Card, Rules, parse_cards
 from engine.actions import (
     AlreadyDone,
     HandOver,
@@ -202,6 +202,9 @@ def test_chinese_natural_declare_and_refusal() -> None:
         h.declare(0, "royal")
     h.declare(0, "dragon")
     assert h.view_for(1)["seats"][0]["natural"] is None  # hidden until showdown
+    for viewer in (1, None):  # a declared natural looks like any set hand: 13 cards face down
+        seat = h.view_for(viewer)["seats"][0]
+        assert seat["hidden_cards"] == 13 and seat["done"] and seat["board"] == Board().to_json()
     h.autoplay(1)
     assert h.is_over and h.settlement is not None
     assert h.settlement.totals == [13, -13]

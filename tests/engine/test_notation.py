@@ -84,6 +84,7 @@ def test_one_card_needs_only_the_row() -> None:
 def test_row_word() -> None:
     assert row_word("Front") == 0 and row_word("mid:") == 1 and row_word("back") == 2
     assert row_word("d") == DISCARD and row_word("Ah") is None
+    assert row_word("bottom.") == 2 and row_word("top!") == 0  # end of a sentence
 
 
 # -- what it refuses, and how it says so ------------------------------------------------------------
