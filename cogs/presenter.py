@@ -272,14 +272,16 @@ class Presenter:
             user = await self.bot.fetch_user(seat.user_id)
             await user.send(text[:1990], file=png(data, "fantasyland.png"),
                             view=panel_view(p, t.rules.variant))
-        except discord.Forbidden:
+        except discord.HTTPException as e:  # DMs closed (403), or any other refusal
+            if not isinstance(e, discord.Forbidden):
+                log.exception("could not DM the fantasyland hand of %s", seat.user_id)
+            why = "your DMs are closed" if isinstance(e, discord.Forbidden) else (
+                "I could not send it by DM")
             await self.channel(t).send(
-                f"🌴 <@{seat.user_id}>, your fantasyland hand is ready, but your DMs are closed, "
+                f"🌴 <@{seat.user_id}>, your fantasyland hand is ready, but {why}, "
                 "so it stays private here: press **Open my panel** (only you will see it).",
                 view=open_panel_view(t.id),
             )
-        except discord.HTTPException:
-            log.exception("could not deliver the fantasyland hand of %s", seat.user_id)
 
     async def showdown(self, t: TableState, r: ShowdownResult) -> None:
         view = showdown_view(r, table_title(t))

@@ -546,3 +546,32 @@ async def test_a_table_opened_without_permission_to_post_its_picture(tmp_path: A
         r = await w.slash(w.bob, "ofc join")
         assert "sat down" in r.content  # the table is there
         assert await w.store.verify_ledger() == []
+
+
+async def test_a_fantasyland_dm_that_fails_otherwise_falls_back_to_the_channel(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only closed DMs (403): any refusal of the DM still gets the player their hand."""
+    import discord
+
+    class Gone:
+        status, reason = 404, "Not Found"
+
+    async def unknown_user(user_id: int) -> Any:
+        raise discord.NotFound(Gone(), {"code": 10013, "message": "Unknown User"})
+
+    async with make_world(tmp_path) as w:
+        bot = await w.start_bot()
+        monkeypatch.setattr(bot, "fetch_user", unknown_user)
+        await w.slash(w.alice, "ofc new", variant="pineapple")
+        await w.slash(w.bob, "ofc join")
+        t = table_of(w)
+        await w.store.update_table(t.id, extra={"fantasyland": {"1": 14}})
+        await w.service._refresh(t)
+        await w.slash(w.alice, "ofc start")
+        note = await w.fake.wait_for_message(
+            w.chan, lambda m: "I could not send it by DM" in (m.content or ""),
+            include_existing=True)
+        assert f"<@{w.bob.id}>" in note.content
+        panel = await w.click(w.bob, note, label="Open my panel")
+        assert panel.ephemeral and len(panel_cards(panel.content)) == 14
