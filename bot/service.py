@@ -1287,7 +1287,7 @@ class TableService:
                     t.hand.place(hs, placed, discards)
             except IllegalAction:
                 log.exception("bot move refused; autoplaying")
-                t.hand.apply(snapshot.autoplay(hs))
+                t.hand.apply(await asyncio.to_thread(snapshot.autoplay, hs))
             t.deadlines.pop(hs, None)
             try:
                 await self._after_action(t, undo)
