@@ -10,6 +10,7 @@ written to a folder.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import random
 import secrets
@@ -402,7 +403,7 @@ class Game:
                 self.showdown(hand)
                 fantasyland = hand.fantasyland_next
                 button = next_button(button, n, fantasyland, self.rules)
-        except Quit:
+        except (Quit, KeyboardInterrupt):  # quit, end of input or Ctrl-C
             self.say("Bye.")
             return 0
         if self.hands > 1:
@@ -479,32 +480,45 @@ def main(
     """Run a terminal game; returns the exit status."""
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
+    if isinstance(stdout, io.TextIOWrapper):  # a terminal that cannot show ♦ or ═ gets '?'
+        stdout.reconfigure(errors="replace")
     console = Console(file=stdout, highlight=False, soft_wrap=True)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+
+    def refuse(text: str) -> int:
+        """An option error: on stderr, like argparse's own, and exit status 2."""
+        print(f"ofc-bot play: {text}", file=sys.stderr)
+        return 2
+
     try:
         rules = Rules(variant=args.variant)
         rules.check_players(args.bots + 1)
     except RulesError as exc:
-        console.print(f"[red]{escape(str(exc))}[/]: choose --bots from {rules.min_players - 1} "
-                      f"to {rules.max_players - 1}")
-        return 2
+        return refuse(f"{exc}: choose --bots from {rules.min_players - 1} to "
+                      f"{rules.max_players - 1}")
     if args.hands < 1:
-        console.print("[red]--hands must be at least 1[/]")
-        return 2
+        return refuse("--hands must be at least 1")
     if args.fantasyland and (
         not rules.has_fantasyland or not 13 <= args.fantasyland <= 17
         or (rules.variant == "ofc" and args.fantasyland != 13)
     ):
-        console.print("[red]--fantasyland: ofc deals 13 cards, pineapple 13 to 17; chinese has "
-                      "no fantasyland[/]")
-        return 2
+        return refuse("--fantasyland: ofc deals 13 cards, pineapple 13 to 17; chinese has no "
+                      "fantasyland")
+    args.name = " ".join(args.name.split())
+    if not args.name or args.name in {f"Bot {i}" for i in range(1, args.bots + 1)}:
+        return refuse("--name: choose a name that is not blank and not a bot's (Bot 1, ...)")
     sims = args.sims
     if sims is None and os.environ.get(SIMS_ENV):
-        sims = int(os.environ[SIMS_ENV])
+        try:
+            sims = int(os.environ[SIMS_ENV])
+        except ValueError:
+            return refuse(f"{SIMS_ENV} must be a whole number")
+    if sims is not None and sims < 1:
+        return refuse("--sims must be at least 1")
     seed = args.seed if args.seed is not None else secrets.token_hex(4)
     images: Path | None = None
     renderer = None
@@ -513,8 +527,13 @@ def main(
         if renderer is None:
             console.print(f"[dim]No images: {escape(why)}.[/]")
         else:
-            images = Path(args.images)
-            images.mkdir(parents=True, exist_ok=True)
+            images = Path(args.images).expanduser()
+            try:
+                images.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                console.print(f"[dim]No images: cannot write to {escape(str(images))} "
+                              f"({escape(exc.strerror or str(exc))}).[/]")
+                images = None
     game = Game(rules, args.name, args.bots, args.level, seed, args.hands, images, sims,
                 stdin, console, args.fantasyland)
     game.renderer = renderer

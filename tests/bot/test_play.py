@@ -97,11 +97,36 @@ def test_surrender_and_declare_errors() -> None:
     assert "You surrender this hand." in out and "surrendered" in out
 
 
-def test_bad_arguments() -> None:
+def test_bad_arguments(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                       tmp_path: Path) -> None:
     code, out = run(["--variant", "pineapple", "--bots", "3", *FAST], [])
-    assert code == 2 and "pineapple is played by 2 to 3 players" in out
+    assert code == 2 and "pineapple is played by 2 to 3 players" in capsys.readouterr().err
+    assert out == ""  # option errors go to stderr, like argparse's own
     code, _ = run(["--level", "godlike"], [])
     assert code == 2
+    for name in ("", "  ", "Bot 1"):
+        code, _ = run(["--name", name, *FAST], [])
+        assert code == 2 and "--name" in capsys.readouterr().err
+    monkeypatch.setenv("OFC_PLAY_SIMS", "abc")
+    code, _ = run(["--no-images"], [])
+    assert code == 2 and "OFC_PLAY_SIMS must be a whole number" in capsys.readouterr().err
+    code, _ = run(["--sims", "0", "--no-images"], [])
+    assert code == 2 and "--sims must be at least 1" in capsys.readouterr().err
+    monkeypatch.delenv("OFC_PLAY_SIMS")
+    a_file = tmp_path / "afile"
+    a_file.write_text("")
+    code, out = run(["--images", str(a_file), "--sims", "12"], ["quit"])
+    assert code == 0 and "No images: cannot write to" in out and "Bye." in out
+
+
+def test_ctrl_c_says_bye() -> None:
+    class Interrupted(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:
+            raise KeyboardInterrupt
+
+    stdout = io.StringIO()
+    assert main(FAST, stdin=Interrupted(), stdout=stdout) == 0
+    assert stdout.getvalue().rstrip().endswith("Bye.")
 
 
 def test_images_when_the_renderer_is_there(tmp_path: Path) -> None:
@@ -118,7 +143,7 @@ def test_images_when_the_renderer_is_there(tmp_path: Path) -> None:
     assert (folder / files[-1]).read_bytes()[:4] == b"\x89PNG"
 
 
-def test_fantasyland_practice_and_carry_over() -> None:
+def test_fantasyland_practice_and_carry_over(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["--variant", "pineapple", "--fantasyland", "16", "--hands", "2",
                      "--seed", "t8", *FAST], ["auto"] * 6)
     assert code == 0
@@ -129,4 +154,14 @@ def test_fantasyland_practice_and_carry_over() -> None:
         second = out[out.index("Hand 2 of 2"):]
         assert "Set your 13 cards" in second
     code, out = run(["--variant", "chinese", "--fantasyland", "14", *FAST], [])
-    assert code == 2 and "no fantasyland" in out
+    assert code == 2 and "no fantasyland" in capsys.readouterr().err
+
+
+def test_a_terminal_that_is_not_utf8() -> None:
+    raw = io.BytesIO()
+    stdout = io.TextIOWrapper(raw, encoding="ascii")
+    stdin = io.StringIO("quit\n")
+    assert main(FAST, stdin=stdin, stdout=stdout) == 0
+    stdout.flush()
+    text = raw.getvalue().decode("ascii")
+    assert "OFC Table ? ofc" in text and "Bye." in text  # '·' shown as '?', no crash
