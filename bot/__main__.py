@@ -27,11 +27,15 @@ def main(argv: list[str] | None = None) -> int:
         from .play import main as play_main
 
         return play_main(args[1:])
+    usage = ("usage: ofc-bot            run the Discord bot (settings from the environment/.env)\n"
+             "       ofc-bot play ...   play against the computer in the terminal "
+             "(ofc-bot play --help)")
     if args and args[0] in ("-h", "--help", "help"):
-        print("usage: ofc-bot            run the Discord bot (settings from the environment/.env)\n"
-              "       ofc-bot play ...   play against the computer in the terminal "
-              "(ofc-bot play --help)")
+        print(usage)
         return 0
+    if args:
+        print(f"ofc-bot: unknown argument {args[0]!r}\n{usage}", file=sys.stderr)
+        return 2
     from .settings import Settings, SettingsError
 
     try:
@@ -46,10 +50,22 @@ def main(argv: list[str] | None = None) -> int:
         level=settings.log_level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    import aiohttp
+    import discord
+
     from .app import OFCBot
 
     bot = OFCBot(settings)
-    bot.run(settings.discord_token, log_handler=None)
+    try:
+        bot.run(settings.discord_token, log_handler=None)
+    except discord.LoginFailure:
+        print("Discord refused DISCORD_TOKEN: copy the bot's token again (Developer Portal > "
+              "your application > Bot > Reset Token) into .env.", file=sys.stderr)
+        return 2
+    except (aiohttp.ClientError, OSError) as e:
+        print(f"Cannot reach Discord ({settings.api_base}, {settings.gateway_url}): {e}",
+              file=sys.stderr)
+        return 2
     return 0
 
 

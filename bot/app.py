@@ -56,8 +56,13 @@ class OFCBot(commands.Bot):
         if self.settings.dev_guild_id:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
-            log.info("commands synced to guild %s", self.settings.dev_guild_id)
+            try:
+                await self.tree.sync(guild=guild)
+                log.info("commands synced to guild %s", self.settings.dev_guild_id)
+            except discord.HTTPException as e:  # not in that server: play on, say why
+                log.error("could not sync the commands to OFC_DEV_GUILD_ID=%s (%s): invite the "
+                          "bot to that server or unset OFC_DEV_GUILD_ID",
+                          self.settings.dev_guild_id, e)
         import asyncio
 
         from renderer import warm_up

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +30,25 @@ def _float(name: str, value: str | None, default: float) -> float:
     if value is None or value.strip() == "":
         return default
     try:
-        return float(value)
+        seconds = float(value)
     except ValueError:
         raise SettingsError(f"{name} must be a number of seconds, got {value!r}") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise SettingsError(f"{name} must be a number of seconds, 0 or more, got {value!r}")
+    return seconds
+
+
+def _database(value: str) -> str:
+    """The database path (``~`` expanded), refused when its folder does not exist or it is a
+    folder (found now, not after connecting to Discord)."""
+    if value == ":memory:":
+        return value
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise SettingsError(f"OFC_DATABASE is a folder, not a file: {value!r}")
+    if not path.parent.is_dir():
+        raise SettingsError(f"OFC_DATABASE: the folder {str(path.parent)!r} does not exist")
+    return str(path)
 
 
 @dataclass(frozen=True)
@@ -50,14 +67,17 @@ class Settings:
     @classmethod
     def from_env(cls, env_file: str | Path | None = ".env") -> Settings:
         if env_file is not None and Path(env_file).exists():
-            load_dotenv(env_file, override=False)
+            try:
+                load_dotenv(env_file, override=False, encoding="utf-8")
+            except UnicodeDecodeError:
+                raise SettingsError(f"{env_file} is not UTF-8 text: save it as UTF-8") from None
         env = os.environ
         level = (env.get("OFC_LOG_LEVEL") or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise SettingsError(f"OFC_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level}")
         return cls(
-            discord_token=env.get("DISCORD_TOKEN") or None,
-            database=env.get("OFC_DATABASE") or "./ofc.sqlite3",
+            discord_token=(env.get("DISCORD_TOKEN") or "").strip() or None,
+            database=_database(env.get("OFC_DATABASE") or "./ofc.sqlite3"),
             api_base=(env.get("DISCORD_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
             gateway_url=env.get("DISCORD_GATEWAY_URL") or DEFAULT_GATEWAY_URL,
             dev_guild_id=_int("OFC_DEV_GUILD_ID", env.get("OFC_DEV_GUILD_ID")),

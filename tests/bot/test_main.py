@@ -1,3 +1,6 @@
+from pathlib import Path
+
+import discord
 import discord.gateway
 import discord.http
 import pytest
@@ -60,3 +63,52 @@ def test_endpoints_are_applied() -> None:
 def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "ofc-bot play" in capsys.readouterr().out
+
+
+def test_unknown_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plya"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown argument 'plya'" in err and "ofc-bot play" in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_times_must_be_finite_and_not_negative(clean_env: pytest.MonkeyPatch, value: str) -> None:
+    clean_env.setenv("OFC_NEXT_HAND_DELAY", value)
+    with pytest.raises(SettingsError, match="OFC_NEXT_HAND_DELAY must be a number of seconds"):
+        Settings.from_env()
+
+
+def test_the_database_path_is_checked_before_connecting(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    clean_env.setenv("OFC_DATABASE", str(tmp_path / "missing" / "x.sqlite3"))
+    with pytest.raises(SettingsError, match="does not exist"):
+        Settings.from_env()
+    clean_env.setenv("OFC_DATABASE", str(tmp_path))
+    with pytest.raises(SettingsError, match="is a folder"):
+        Settings.from_env()
+    clean_env.setenv("HOME", str(tmp_path))
+    clean_env.setenv("OFC_DATABASE", "~/ofc.sqlite3")
+    assert Settings.from_env().database == str(tmp_path / "ofc.sqlite3")
+
+
+def test_a_dotenv_that_is_not_utf8(clean_env: pytest.MonkeyPatch) -> None:
+    Path(".env").write_bytes("OFC_LOG_LEVEL=INFO # caf\xe9\n".encode("latin-1"))
+    with pytest.raises(SettingsError, match="not UTF-8"):
+        Settings.from_env()
+
+
+def test_a_refused_token_or_no_network_is_explained(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.app import OFCBot
+
+    clean_env.setenv("DISCORD_TOKEN", "abc.def.ghi")
+    for error, expected in ((discord.LoginFailure("Improper token"), "Discord refused"),
+                            (OSError("Network is unreachable"), "Cannot reach Discord")):
+        def fail(self: OFCBot, *args: object, error: Exception = error, **kw: object) -> None:
+            raise error
+
+        clean_env.setattr(OFCBot, "run", fail)
+        assert main([]) == 2
+        assert expected in capsys.readouterr().err
