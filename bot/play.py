@@ -13,6 +13,7 @@ import argparse
 import io
 import os
 import random
+import re
 import secrets
 import sys
 from collections.abc import Sequence
@@ -171,7 +172,8 @@ class Game:
         if self.images is None:
             return
         self.image_no += 1
-        path = self.images / f"hand{self.hand_no:02d}-{self.image_no:03d}-{kind}.png"
+        prefix = re.sub(r"[^\w.-]", "_", self.seed)[:40]  # a seed is any text
+        path = self.images / f"{prefix}-hand{self.hand_no:02d}-{self.image_no:03d}-{kind}.png"
         path.write_bytes(data)
         self.say(f"  [dim]image: {path}[/]")
 

@@ -132,12 +132,13 @@ def test_ctrl_c_says_bye() -> None:
 def test_images_when_the_renderer_is_there(tmp_path: Path) -> None:
     pytest.importorskip("renderer")
     folder = tmp_path / "imgs"
-    code, out = run(["--variant", "chinese", "--seed", "t7", "--sims", "12", "--images",
+    code, out = run(["--variant", "chinese", "--seed", "t/7", "--sims", "12", "--images",
                      str(folder)], ["auto"])
     assert code == 0
     if "No images" in out:
         pytest.skip("renderer not usable yet")
     files = sorted(p.name for p in folder.iterdir())
+    assert all(f.startswith("t_7-hand01-") for f in files)  # named after the seed
     assert any(f.endswith("table.png") for f in files)
     assert any(f.endswith("showdown.png") for f in files)
     assert (folder / files[-1]).read_bytes()[:4] == b"\x89PNG"
