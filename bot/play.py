@@ -322,7 +322,9 @@ class Game:
             if play:
                 hand.declare(seat, natural)
             return
-        s = suggest(hand, seat, self.level, rng=self.bot_rng(hand, seat), simulations=self.sims)
+        # your hints think at least at the normal level, whatever the bots' level
+        level = max(self.level, "normal", key=LEVELS.__getitem__)
+        s = suggest(hand, seat, level, rng=self.bot_rng(hand, seat), simulations=self.sims)
         self.say(f"  [cyan]AI:[/] {escape(s.explanation)}")
         if play:
             hand.place(seat, s.placements, s.discards)
