@@ -10,7 +10,8 @@ OFC Table needs a Discord bot token to connect (DISCORD_TOKEN is not set).
 
   1. Open https://discord.com/developers/applications and press "New Application".
   2. Under "Bot", press "Reset Token" and copy the token.
-  3. Put it in a file named .env next to the Makefile:   DISCORD_TOKEN=your-token
+  3. Put it in a file named .env in the folder you start the bot from (next to the
+     Makefile for `make run`):   DISCORD_TOKEN=your-token
      (see .env.example for every setting).
   4. Invite the bot to your server with this URL (replace APP_ID with the
      application's id from "General Information"):

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from dotenv import load_dotenv
+from dotenv import dotenv_values
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
@@ -66,17 +66,20 @@ class Settings:
 
     @classmethod
     def from_env(cls, env_file: str | Path | None = ".env") -> Settings:
+        from_file: dict[str, str | None] = {}
         if env_file is not None and Path(env_file).exists():
             try:
-                load_dotenv(env_file, override=False, encoding="utf-8")
+                from_file = dotenv_values(env_file, encoding="utf-8")
             except UnicodeDecodeError:
                 raise SettingsError(f"{env_file} is not UTF-8 text: save it as UTF-8") from None
-        env = os.environ
+        # the environment wins, but a variable set empty there does not hide the file's value
+        env = {k: v.strip() for k, v in from_file.items() if v and v.strip()}
+        env.update({k: v.strip() for k, v in os.environ.items() if v.strip()})
         level = (env.get("OFC_LOG_LEVEL") or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise SettingsError(f"OFC_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level}")
         return cls(
-            discord_token=(env.get("DISCORD_TOKEN") or "").strip() or None,
+            discord_token=env.get("DISCORD_TOKEN") or None,
             database=_database(env.get("OFC_DATABASE") or "./ofc.sqlite3"),
             api_base=(env.get("DISCORD_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
             gateway_url=env.get("DISCORD_GATEWAY_URL") or DEFAULT_GATEWAY_URL,

@@ -112,3 +112,14 @@ def test_a_refused_token_or_no_network_is_explained(
         clean_env.setattr(OFCBot, "run", fail)
         assert main([]) == 2
         assert expected in capsys.readouterr().err
+
+
+def test_an_empty_variable_does_not_hide_the_dotenv_value(clean_env: pytest.MonkeyPatch) -> None:
+    Path(".env").write_text("DISCORD_TOKEN=from-file\nOFC_LOG_LEVEL=debug\n")
+    clean_env.setenv("DISCORD_TOKEN", "")  # e.g. `export DISCORD_TOKEN=` in a shell profile
+    clean_env.setenv("OFC_LOG_LEVEL", "warning")  # a real value in the environment wins
+    s = Settings.from_env()
+    assert s.discord_token == "from-file" and s.log_level == "WARNING"
+    clean_env.setenv("DISCORD_TOKEN", "   ")
+    Path(".env").write_text("")
+    assert Settings.from_env().discord_token is None  # blank is not a token
