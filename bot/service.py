@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError, next_button
+from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
 from engine.rules import NATURAL_NAMES
@@ -775,10 +775,17 @@ class TableService:
         rules = t.rules
         ready = sorted(self._ready_seats(t), key=lambda s: s.seat_no)[: rules.max_players]
         seat_nos = [s.seat_no for s in ready]
-        # the button goes to the nearest seat dealt in at or after its seat, clockwise (a seat
-        # sitting out or empty passes it on)
-        button = next((i for i, no in enumerate(seat_nos) if no >= t.row.button), 0)
         fl_pending = t.fantasyland_pending
+        # the button goes to the nearest seat dealt in at or after its seat, clockwise (a seat
+        # sitting out or empty passes it on); it stays where it was for the last hand when this
+        # one has a player in fantasyland (RULES.md option), decided now, by who is dealt in
+        start = t.row.button
+        before = t.row.extra.get("button_before")
+        if rules.button_stays_for_fantasyland and before is not None and any(
+            no in fl_pending for no in seat_nos
+        ):
+            start = int(before)
+        button = next((i for i, no in enumerate(seat_nos) if no >= start), 0)
         fl = {i: fl_pending[no] for i, no in enumerate(seat_nos) if no in fl_pending}
         seed = self.seed_factory()
         deck = self.deck_factory(t) if self.deck_factory else None
@@ -799,7 +806,7 @@ class TableService:
                 t.id, number, seed, rules.to_json(), state, self.clock(),
                 self._next_deadline(t), button=seat_nos[button],
                 table_extra={**t.row.extra, "fantasyland": self._carried_fantasyland(t),
-                             "fantasyland_owed_by": []},
+                             "fantasyland_owed_by": [], "button_before": None},
             )
             await self._refresh(t)
         except Exception:  # nothing dealt: the table waits as it did
@@ -1347,12 +1354,12 @@ class TableService:
             ))
         final = self._state_json(t)
         fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(hand.fantasyland_next) if c}
-        new_button_idx = next_button(hand.button, n, hand.fantasyland_next, t.rules)
-        button_seat = t.hand_seats[new_button_idx]
-        if new_button_idx != hand.button or not any(hand.fantasyland_next):
-            button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
+        # the next seat clockwise; the deal keeps this hand's button instead when the coming
+        # hand has a player in fantasyland (``button_before``)
+        button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
         extra = {**t.row.extra, "fantasyland": {**self._carried_fantasyland(t), **fl_next},
-                 "fantasyland_owed_by": list(t.hand_seats) if fl_next else []}
+                 "fantasyland_owed_by": list(t.hand_seats) if fl_next else [],
+                 "button_before": t.hand_seats[hand.button]}
         try:
             await self.store.finish_hand(
                 t.hand_row.id, final, results, movements, self.clock(),

@@ -679,3 +679,30 @@ async def test_the_turn_coming_back_to_the_same_player_pings_them() -> None:
     assert ("turn", [0]) in rec.events  # alice, told it is her turn again
     await svc.shutdown()
     await store.close()
+
+
+async def test_the_button_stays_when_the_coming_hand_has_a_fantasyland() -> None:
+    """Decided at the deal, by who is dealt in: alice's fantasyland, carried while she sat out,
+    keeps the button where it was when she comes back; without her the button moves on."""
+    svc, rec, store = await make(seed_factory=lambda: "r27")
+    await _seated_pair(svc, "pineapple")
+    await svc.join(G, CH, CAROL, "carol")
+    t = await _owed(svc, store, {"0": 14})
+    await svc.sit_out(CH, ALICE, True)
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, BOB)
+    assert t.hand is not None and t.hand_seats == [1, 2]
+    first = t.hand_seats[t.hand.button]
+    await finish_by_autoplay(svc)
+    await until(lambda: t.hand is None)
+    await svc.sit_out(CH, ALICE, False)
+    await svc._next_hand_later(t, 0.0)
+    assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(0)] == 14
+    assert t.hand_seats[t.hand.button] == first  # stays for alice's fantasyland
+    await finish_by_autoplay(svc)
+    await until(lambda: t.hand is None)
+    if not t.fantasyland_pending:  # no fantasyland next: the button moves on
+        await svc._next_hand_later(t, 0.0)
+        assert t.hand is not None and t.hand_seats[t.hand.button] != first
+    await svc.shutdown()
+    await store.close()
