@@ -21,7 +21,7 @@ from renderer import (
     render_stats,
 )
 
-from .presenter import Presenter, png, render
+from .presenter import Presenter, for_message, md, png, render
 from .views import DYNAMIC_ITEMS, send_panel
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
         extra = " Practice table: no units move." if t.practice else ""
         await interaction.response.send_message(
-            f"🃏 **{_name(interaction.user)}** opened a **{variant}** table: "
+            f"🃏 **{md(_name(interaction.user))}** opened a **{variant}** table: "
             f"{t.row.stake} unit(s) per point, buy-in {t.row.buyin}, {t.row.max_seats} seats."
             f"{extra} Join with `/ofc join`, then `/ofc start`."
         )
@@ -119,7 +119,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             _name(interaction.user), buyin,
         )
         await interaction.response.send_message(
-            f"🪑 **{seat.name}** sat down with {seat.stack} units."
+            f"🪑 **{md(seat.name)}** sat down with {seat.stack} units."
         )
 
     @app_commands.command(name="leave", description="Leave after this hand; your stack returns")
@@ -135,7 +135,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.command(name="addbot", description="Seat an AI player")
     async def addbot(self, interaction: discord.Interaction, level: Level = "normal") -> None:
         seat = await self.service.add_bot(_channel_id(interaction), interaction.user.id, level)
-        await interaction.response.send_message(f"🤖 **{seat.name}** ({level}) sat down.")
+        await interaction.response.send_message(f"🤖 **{md(seat.name)}** ({level}) sat down.")
 
     @app_commands.command(name="close", description="Close the table after the current hand")
     async def close(self, interaction: discord.Interaction) -> None:
@@ -220,7 +220,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 units = f", {r.units:+d} u" if r.counted else ""
                 if r.ranked_points is not None and r.ranked_points != r.points:
                     units += f", {r.ranked_points:+d} vs humans"
-                parts.append(f"{r.name} {r.points:+d} pts{units}{tag}")
+                parts.append(f"{md(r.name)} {r.points:+d} pts{units}{tag}")
             lines.append(f"**#{row.number}** {when:%Y-%m-%d %H:%M} — " + "; ".join(parts))
         await interaction.response.send_message("\n".join(lines)[:1990], ephemeral=True)
 
@@ -233,7 +233,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         wallet, in_play = await self.service.balance(_guild_id(interaction), who.id, _name(who))
         extra = f" (+{in_play} at tables)" if in_play else ""
         await interaction.response.send_message(
-            f"💰 **{_name(who)}** has {wallet} units{extra}.", ephemeral=True
+            f"💰 **{md(_name(who))}** has {wallet} units{extra}.", ephemeral=True
         )
 
     @app_commands.command(name="leaderboard", description="The server's best players")
@@ -252,7 +252,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
         data = await render(render_leaderboard, view)
         await interaction.response.send_message(
-            describe_leaderboard(view)[:1990], file=png(data, "leaderboard.png")
+            describe_leaderboard(for_message(view))[:1990], file=png(data, "leaderboard.png")
         )
 
     @app_commands.command(name="stats", description="Hands, points, units, fouls, fantasylands")
@@ -270,7 +270,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
         data = await render(render_stats, view)
         await interaction.response.send_message(
-            describe_stats(view)[:1990], file=png(data, "stats.png"), ephemeral=True
+            describe_stats(for_message(view))[:1990], file=png(data, "stats.png"),
+            ephemeral=True
         )
 
     @app_commands.command(name="grant", description="Give (or take back) units: Manage Server")
@@ -286,7 +287,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         log.info("grant: %s gave %s units to %s in guild %s", interaction.user.id, amount,
                  user.id, interaction.guild_id)
         await interaction.response.send_message(
-            f"💰 {amount:+d} units for **{_name(user)}** (now {balance}). Logged for audit."
+            f"💰 {amount:+d} units for **{md(_name(user))}** (now {balance}). Logged for audit."
         )
 
     @app_commands.command(name="settings", description="Server defaults: Manage Server")

@@ -6,6 +6,7 @@ import asyncio
 import io
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -16,8 +17,10 @@ from engine.cards import cards_from_json
 from engine.hand import Requirement
 from renderer import (
     HandView,
+    LeaderboardView,
     SeatView,
     ShowdownView,
+    StatsView,
     TableView,
     describe_showdown,
     describe_table,
@@ -30,6 +33,52 @@ if TYPE_CHECKING:
     from bot.app import OFCBot
 
 log = logging.getLogger("ofc.presenter")
+
+def md(text: str) -> str:
+    """A player's text in a message, shown as typed: no markdown (``*``, ``_``, ``||``, ``#``)
+    and no mentions (``@everyone``, ``<@id>``)."""
+    return discord.utils.escape_markdown(discord.utils.escape_mentions(text))
+
+
+def split_message(text: str, limit: int = 1990) -> list[str]:
+    """``text`` in messages of at most ``limit`` characters, cut between lines (a line longer
+    than that alone is cut)."""
+    out: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        while len(line) > limit:
+            if current:
+                out.append(current)
+                current = ""
+            out.append(line[:limit])
+            line = line[limit:]
+        if current and len(current) + 1 + len(line) > limit:
+            out.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    out.append(current)
+    return out
+
+
+def in_code(text: str) -> str:
+    """A player's text inside a code block: only a fence could break it."""
+    return text.replace("`", "ˋ")
+
+
+def for_message(view: Any) -> Any:
+    """The view with its player names made safe for its text twin in a message (the images
+    keep the names as typed).  A table's text goes in a code block; the others are markdown."""
+    if isinstance(view, TableView):
+        return replace(view, seats=tuple(replace(s, name=in_code(s.name)) for s in view.seats))
+    if isinstance(view, ShowdownView):
+        return replace(view, names=tuple(md(n) for n in view.names), title=md(view.title))
+    if isinstance(view, LeaderboardView):
+        return replace(view, title=md(view.title),
+                       rows=tuple(replace(r, name=md(r.name)) for r in view.rows))
+    assert isinstance(view, StatsView)
+    return replace(view, name=md(view.name))
+
 
 VARIANT_NAMES = {"ofc": "Open Face", "pineapple": "Pineapple", "chinese": "Chinese poker"}
 ROW_LABELS = ("top", "middle", "bottom", "discard")
@@ -155,7 +204,7 @@ def table_status(t: TableState) -> str:
     now = time.time()
     for hs in hand.to_act():
         left = int(t.deadlines.get(hs, now) - now)
-        acting.append(f"**{t.name_of(hs)}** ({max(0, left)} s)")
+        acting.append(f"**{md(t.name_of(hs))}** ({max(0, left)} s)")
     street = f"round {hand.street} of {hand.streets}" if hand.streets > 1 else "set your hands"
     return f"Hand #{t.row.hand_no}, {street}. To act: {', '.join(acting) or '—'}"
 
@@ -182,7 +231,7 @@ class Presenter:
     async def table_payload(self, t: TableState) -> tuple[str, discord.File]:
         view = table_view(t)
         data = await render(render_table, view)
-        text = f"{table_status(t)}\n```\n{describe_table(view)}\n```"
+        text = f"{table_status(t)}\n```\n{describe_table(for_message(view))}\n```"
         return text[:1990], png(data, f"table-{t.id}-{t.row.hand_no}.png")
 
     async def table_changed(self, t: TableState) -> None:
@@ -287,13 +336,14 @@ class Presenter:
         view = showdown_view(r, table_title(t))
         data = await render(render_showdown, view)
         lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]
-        lines.append(describe_showdown(view))
+        lines.append(describe_showdown(for_message(view)))
         if r.practice:
             lines.append("Practice: no units moved.")
-        text = "\n".join(lines)
-        if len(text) > 1990:
-            text = text[:1980] + "…"
-        await self.channel(t).send(text, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))
+        first, *rest = split_message("\n".join(lines))
+        channel = self.channel(t)
+        await channel.send(first, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))
+        for more in rest:  # 4 players with long names: every pair's result still shown
+            await channel.send(more)
         await self.post_table(t, edit=False)
 
     async def notice(self, t: TableState, text: str) -> None:

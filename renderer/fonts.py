@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import threading
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -51,7 +52,15 @@ def drawable(text: str, face: str = "regular") -> str:
         return text
     kept = "".join(ch for ch in text if ord(ch) in covered)
     kept = " ".join(kept.split())
-    return kept if kept.strip() else "?"
+    # joiners, variation selectors and lone marks left from an emoji draw nothing
+    visible = any(unicodedata.category(ch)[0] in "LNPS" for ch in kept)
+    return kept if visible else "?"
+
+
+def shown_name(name: str, number: int) -> str:
+    """``name`` as an image shows it: ``Player <number>`` when the font can draw none of it
+    (a name all in CJK or emoji), so that two such players are still told apart."""
+    return name if drawable(name, "bold") != "?" else f"Player {number}"
 
 
 @lru_cache(maxsize=8192)

@@ -8,6 +8,7 @@ serialising the chart costs nothing.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -28,7 +29,7 @@ from .colours import (
     mix,
 )
 from .common import signed
-from .fonts import fit_text
+from .fonts import fit_text, shown_name
 from .model import DEFAULT_THEME, LeaderboardView, StatsView, Theme
 from .scene import Metrics, Scene
 
@@ -49,6 +50,8 @@ def _fmt(column: str, value: int) -> str:
 
 
 def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) -> Scene:
+    view = replace(view, rows=tuple(replace(r, name=shown_name(r.name, r.rank))
+                                    for r in view.rows))
     m = Metrics(theme)
     margin, pad = m(16), m(18)
     width = m(760)
@@ -176,6 +179,7 @@ def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: The
 
 
 def stats_scene(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> Scene:
+    view = replace(view, name=shown_name(view.name, 1))
     m = Metrics(theme)
     margin = m(16)
     width = m(760)

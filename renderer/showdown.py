@@ -5,7 +5,7 @@ totals in points and units, then the settlement of every pair."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import Board, Card, PairResult, Rules, cards_text, evaluate
 
@@ -26,7 +26,7 @@ from .colours import (
     mix,
 )
 from .common import initials, signed
-from .fonts import fit_text, text_width
+from .fonts import fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
 from .scene import CardSpot, Metrics, Scene
 from .sprites import stamp
@@ -117,6 +117,7 @@ def _natural_cards(view: ShowdownView, i: int) -> tuple[Card, ...]:
 
 
 def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene:
+    view = replace(view, names=tuple(shown_name(x, k + 1) for k, x in enumerate(view.names)))
     st = view.settlement
     n = len(view.names)
     if len(st.totals) != n:

@@ -3,10 +3,12 @@ face-down backs, and the round."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .boardview import BoardMetrics, draw_board, live_royalties
 from .colours import FANTASY, MUTED, RGB, TEXT, mix
 from .common import board_text, chip, clock, dealer_button, footer, street_dots, timer_pill
-from .fonts import fit_text
+from .fonts import fit_text, shown_name
 from .model import DEFAULT_THEME, SeatView, TableView, Theme
 from .scene import CardSpot, Metrics, Scene
 
@@ -29,6 +31,8 @@ def _round_text(view: TableView) -> str:
 
 
 def table_scene(view: TableView, *, theme: Theme = DEFAULT_THEME) -> Scene:
+    view = replace(view, seats=tuple(replace(s, name=shown_name(s.name, k + 1))
+                                     for k, s in enumerate(view.seats)))
     m = Metrics(theme)
     bm = BoardMetrics.make(m)
     n = len(view.seats)

@@ -6,6 +6,7 @@ import io
 import random
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -191,3 +192,28 @@ def test_any_table_renders_and_lays_out(seed: int) -> None:
     for seat in seats:
         for c in seat.board.cards:
             assert str(c) in text
+
+
+def test_names_the_font_cannot_draw_become_player_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """All-CJK or all-emoji names (even a joined emoji: its joiners draw nothing) would be
+    blank or the same '?' for everyone."""
+    from renderer.fonts import drawable
+    from renderer.model import LeaderRow
+    from renderer.scene import Scene
+
+    assert drawable("\U0001f468\u200d\U0001f469\u200d\U0001f467", "bold") == "?"
+    drawn: list[str] = []
+    real = Scene.text
+
+    def record(self: Scene, xy: tuple[int, int], text: str, *args: Any, **kw: Any) -> int:
+        drawn.append(text)
+        return real(self, xy, text, *args, **kw)
+
+    monkeypatch.setattr(Scene, "text", record)
+    names = ("日本語", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "Bob🔥")
+    table_scene(TableView("t", "ofc", tuple(SeatView(n, Board()) for n in names)))
+    assert {"Player 1", "Player 2", "Bob🔥"} <= set(drawn)
+    drawn.clear()
+    leaderboard_scene(LeaderboardView("t", "units", "all time", tuple(
+        LeaderRow(k + 1, n, 0, 0, 1, 0) for k, n in enumerate(names))))
+    assert {"Player 1", "Player 2", "Bob🔥"} <= set(drawn)
