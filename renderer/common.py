@@ -19,6 +19,21 @@ def clock(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+def compact(n: int, sign: bool = False) -> str:
+    """A number in at most 7 characters for a narrow column: ``12,345``, ``−123.4K``,
+    ``+10.9M``, ``1.2B`` (the text twins keep the exact figure)."""
+    body = f"{abs(n):,}"
+    if abs(n) >= 100_000:
+        for limit, unit in ((10**3, "K"), (10**6, "M"), (10**9, "B"), (10**12, "T")):
+            scaled = abs(n) / limit
+            body = f"{scaled:.1f}{unit}" if scaled < 99.95 else f"{scaled:,.0f}{unit}"
+            if round(scaled) < 1000:  # else the next unit (999,999 is 1.0M, not 1,000K)
+                break
+    if n < 0:
+        return f"−{body}"
+    return f"+{body}" if sign and n > 0 else body
+
+
 def signed(n: int) -> str:
     """``+3``, ``−2`` (a real minus sign), ``0``."""
     if n > 0:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 from PIL import Image
 
 from .colours import (
@@ -28,8 +28,8 @@ from .colours import (
     WIN,
     mix,
 )
-from .common import signed
-from .fonts import fit_text, shown_name
+from .common import compact, signed
+from .fonts import fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, LeaderboardView, StatsView, Theme
 from .scene import Metrics, Scene
 
@@ -46,7 +46,8 @@ def _value_colour(column: str, value: int) -> RGB:
 
 
 def _fmt(column: str, value: int) -> str:
-    return signed(value) if column in ("units", "points") else f"{value:,}"
+    """A cell of the image: compact, so that millions fit their column."""
+    return compact(value, sign=column in ("units", "points"))
 
 
 def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) -> Scene:
@@ -156,7 +157,7 @@ def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: The
         last = ys[-1]
         ax.plot([xs[-1]], [last], marker="o", markersize=7 * theme.scale,
                 color=_hex(theme.accent), zorder=4)
-        ax.annotate(f"{last:,}".replace("-", "−"), (xs[-1], last),
+        ax.annotate(compact(last), (xs[-1], last),
                     xytext=(-8 * theme.scale, 8 * theme.scale),
                     textcoords="offset points", ha="right", color=_hex(TEXT),
                     fontsize=fs * 1.15, fontweight="bold")
@@ -172,6 +173,7 @@ def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: The
         ax.tick_params(colors=_hex(MUTED), labelsize=fs, length=0, pad=4 * theme.scale)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: compact(round(v))))
         canvas.draw()  # type: ignore[no-untyped-call]
         rgba = bytes(canvas.buffer_rgba())  # type: ignore[no-untyped-call]
         w, h = canvas.get_width_height()
@@ -193,9 +195,9 @@ def stats_scene(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> Scene:
                "bold", anchor="lm")
     scene.text((width - m(18), m(32)), "OFC stats", m(18), MUTED, "bold", anchor="rm")
     tiles = [
-        ("HANDS", f"{view.hands:,}", TEXT),
-        ("UNITS", signed(view.units), _value_colour("units", view.units)),
-        ("POINTS", signed(view.points), _value_colour("points", view.points)),
+        ("HANDS", compact(view.hands), TEXT),
+        ("UNITS", compact(view.units, sign=True), _value_colour("units", view.units)),
+        ("POINTS", compact(view.points, sign=True), _value_colour("points", view.points)),
         ("FOULS", f"{view.foul_rate * 100:.0f}%", LOSE if view.foul_rate > 0.2 else TEXT),
         ("FANTASYLAND", f"{view.fantasyland_rate * 100:.0f}%", FANTASY),
     ]
@@ -205,10 +207,15 @@ def stats_scene(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> Scene:
         x = margin + k * (tw + gap)
         scene.panel((x, tiles_y, x + tw, tiles_y + tile_h), m(12), PANEL_LIGHT, PANEL, None)
         scene.text((x + tw // 2, tiles_y + m(24)), label, m(13), DIM, "bold", anchor="mm")
-        scene.text((x + tw // 2, tiles_y + m(56)), value, m(26), colour, "bold", anchor="mm")
+        size = m(26)
+        while size > m(14) and text_width(value, "bold", size) > tw - m(12):
+            size -= m(2)
+        scene.text((x + tw // 2, tiles_y + m(56)), value, size, colour, "bold", anchor="mm")
     x0, x1 = margin, width - margin
     scene.panel((x0, chart_y, x1, chart_y + chart_h), m(14), PANEL_LIGHT, PANEL_LIGHT, None)
-    title = f"BALANCE OVER THE LAST {len(view.balances)} HANDS" if view.balances else "BALANCE"
+    count = len(view.balances)
+    title = (f"BALANCE OVER THE LAST {count} HAND{'S' if count != 1 else ''}" if count
+             else "BALANCE")
     scene.text((x0 + m(16), chart_y + m(22)), title, m(14), DIM, "bold", anchor="lm")
     if len(view.balances) >= 1:
         cw, ch = x1 - x0 - m(16), chart_h - m(44)

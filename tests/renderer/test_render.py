@@ -16,6 +16,7 @@ from PIL import Image
 from engine import DECK, Board
 from renderer import (
     LeaderboardView,
+    LeaderRow,
     SeatView,
     StatsView,
     TableView,
@@ -198,7 +199,6 @@ def test_names_the_font_cannot_draw_become_player_numbers(monkeypatch: pytest.Mo
     """All-CJK or all-emoji names (even a joined emoji: its joiners draw nothing) would be
     blank or the same '?' for everyone."""
     from renderer.fonts import drawable
-    from renderer.model import LeaderRow
     from renderer.scene import Scene
 
     assert drawable("\U0001f468\u200d\U0001f469\u200d\U0001f467", "bold") == "?"
@@ -217,3 +217,22 @@ def test_names_the_font_cannot_draw_become_player_numbers(monkeypatch: pytest.Mo
     leaderboard_scene(LeaderboardView("t", "units", "all time", tuple(
         LeaderRow(k + 1, n, 0, 0, 1, 0) for k, n in enumerate(names))))
     assert {"Player 1", "Player 2", "Bob🔥"} <= set(drawn)
+
+
+def test_big_numbers_are_compact_in_the_images() -> None:
+    """Stakes go to 1,000,000 a point: leaderboard cells and stats tiles must still fit."""
+    from renderer.common import compact
+    from renderer.fonts import text_width
+    from renderer.leaderboard import _fmt
+
+    assert [compact(n) for n in (0, 99_999, 100_000, 999_999, -10_987_639, 10**9)] == [
+        "0", "99,999", "100K", "1.0M", "−11.0M", "1.0B"]
+    assert compact(12, sign=True) == "+12" and compact(-12, sign=True) == "−12"
+    for n in (-999_999, 10**7, -(10**11) + 1, 99_999_999_999):
+        cell = _fmt("units", n)
+        assert len(cell) <= 7 and text_width(cell, "bold", 21) < 100  # the columns' spacing
+    stats = StatsView("Big", 10**6, -(10**8), 999_999, 0.1, 0.2, (5, -900_000, 10**7))
+    decode(render_stats(stats))
+    board = LeaderboardView("t", "units", "all time", tuple(
+        LeaderRow(k + 1, "W" * 32, -(10**7) * k, 10**6, 10**5, 10**4) for k in range(25)))
+    decode(render_leaderboard(board))
