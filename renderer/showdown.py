@@ -264,15 +264,15 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
         # markers against each opponent
         mx = gx
         my = cy0 + ch + m(8)
-        for j in range(n):
-            if j == i:
-                continue
-            p = st.pair(i, j)
-            if p.rows is None:
-                continue
-            o, pts = p.rows[r], p.row_points[r]
-            text = OUTCOME_GLYPH[o] if abs(pts) <= 1 else f"{OUTCOME_GLYPH[o]}{signed(pts)}"
-            hh = m(28)
+        hh = m(28)
+        pairs = [(j, st.pair(i, j)) for j in range(n) if j != i]
+        marks = [(j, p.rows[r], p.row_points[r]) for j, p in pairs if p.rows is not None]
+        full = sum(hh + text_width(f"{OUTCOME_GLYPH[o]}{signed(pts)}", "bold", m(16)) + m(17)
+                   for _, o, pts in marks)
+        points = full <= gw[r]  # else the glyphs alone (the pair chips give the points)
+        for j, o, pts in marks:
+            text = OUTCOME_GLYPH[o] if abs(pts) <= 1 or not points else (
+                f"{OUTCOME_GLYPH[o]}{signed(pts)}")
             w = hh + text_width(text, "bold", m(16)) + m(12)
             scene.rect((mx, my, mx + w, my + hh), hh // 2, _outcome_colour(o))
             _seat_disc(scene, m, j, tags[j], mx + hh // 2, my + hh // 2, hh - m(6))

@@ -236,3 +236,31 @@ def test_big_numbers_are_compact_in_the_images() -> None:
     board = LeaderboardView("t", "units", "all time", tuple(
         LeaderRow(k + 1, "W" * 32, -(10**7) * k, 10**6, 10**5, 10**4) for k in range(25)))
     decode(render_leaderboard(board))
+
+
+def test_row_markers_too_wide_for_their_row_drop_the_points(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Chinese, 4 players, trips on top (+3 against each): three '▲+3' do not fit under a top
+    row, so they show the outcome only (the pair chips give the points); the middle's fit."""
+    from engine import Rules, settle
+    from renderer import ShowdownView
+    from renderer.scene import Scene
+    from renderer.showdown import showdown_scene
+
+    rules = Rules(variant="chinese")
+    boards = [Board.parse(b) for b in (
+        "8h 8d 8c / Ks Kd 4h 4d 4s / As Ah Ad Ac 2c", "Qh Jd 3c / 9s 9c 7d 7h 2d / Th Js Qs Kc Kh",
+        "Qd Jh 5c / Ts Tc 6d 6h 3d / 9h 9d 5s 5d 3s", "Qc Jc 4c / 8s 7c 6c 5h 2s / Tc Td Th 3h 2h")]
+    st = settle(boards, rules)
+    assert [st.pair(0, j).row_points[0] for j in (1, 2, 3)] == [3, 3, 3]
+    drawn: list[str] = []
+    real = Scene.text
+
+    def record(self: Scene, xy: tuple[int, int], text: str, *args: Any, **kw: Any) -> int:
+        drawn.append(text)
+        return real(self, xy, text, *args, **kw)
+
+    monkeypatch.setattr(Scene, "text", record)
+    showdown_scene(ShowdownView(("T", "B", "C", "D"), st, rules, title="c"))
+    assert "▲+3" not in drawn and "▲+2" in drawn
