@@ -1214,7 +1214,7 @@ class TableService:
                         seat = t.seat_by_no(seat_no)
                         if seat is not None and not seat.is_bot:
                             await self.store.update_seat(t.id, seat_no, sitting_out=True)
-                            names.append(seat.name)
+                            names.append(f"<@{seat.user_id}>")  # pinged: they sit out now
                     await self._refresh(t)
                     try:
                         await self._after_action(t, undo)

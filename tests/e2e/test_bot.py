@@ -310,7 +310,7 @@ async def test_timeout_autoplays_and_sits_out(tmp_path: Any) -> None:
         w.clock.offset += 11
         w.service.rearm()
         note = await w.fake.wait_for_message(
-            w.chan, lambda m: "Time ran out for bob" in (m.content or ""), timeout=10,
+            w.chan, lambda m: f"Time ran out for <@{w.bob.id}>" in (m.content or ""), timeout=10,
             include_existing=True)
         assert "sit out" in note.content
         hs = hand_seat(w, w.bob)
