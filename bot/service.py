@@ -219,7 +219,10 @@ class TableState:
 
     @property
     def practice(self) -> bool:
-        """One human against bots: no units move and nothing counts in leaderboards."""
+        """One human against bots: no units move and nothing counts in leaderboards.  While a
+        hand is played, what was decided at its deal (by the seats dealt in)."""
+        if self.hand is not None:
+            return self.hand_practice
         return len(self.humans) <= 1 and bool(self.bots)
 
     @property
@@ -336,17 +339,17 @@ class TableService:
         for row in await self.store.open_tables():
             try:
                 t = TableState(row=row, seats=await self.store.seats(row.id))
-                hand_row = await self.store.current_hand(row.id)
-                if hand_row is not None:
-                    try:
+                try:
+                    hand_row = await self.store.current_hand(row.id)
+                    if hand_row is not None:
                         self._load_hand(t, hand_row)
-                    except Exception:  # e.g. written by another version: void it, play on
-                        log.exception("hand %s of table %s cannot be loaded; voiding it",
-                                      hand_row.id, row.id)
-                        await self.store.abort_hand(hand_row.id, self.clock())
-                        t.hand, t.hand_row, t.hand_seats = None, None, []
-                        t.deadlines, t.drafts = {}, {}
-                        unreadable[row.id] = hand_row.number
+                except Exception:  # e.g. written by another version: void it, play on
+                    log.exception("the hand of table %s cannot be loaded; voiding it", row.id)
+                    number = await self.store.abort_unreadable_hand(row.id, self.clock())
+                    t.hand, t.hand_row, t.hand_seats = None, None, []
+                    t.deadlines, t.drafts = {}, {}
+                    if number is not None:
+                        unreadable[row.id] = number
             except Exception:  # one broken table must not keep the others down
                 log.exception("loading table %s failed", row.id)
                 continue
@@ -387,7 +390,7 @@ class TableService:
         t.hand_seats = [int(x) for x in st["seats"]]
         t.deadlines = {int(k): float(v) for k, v in st.get("deadlines", {}).items()}
         t.drafts = {int(k): Draft.from_json(v) for k, v in st.get("drafts", {}).items()}
-        t.hand_practice = bool(st.get("practice", t.practice))
+        t.hand_practice = bool(st.get("practice", len(t.humans) <= 1 and bool(t.bots)))
 
     async def shutdown(self) -> None:
         self._closed = True
@@ -747,13 +750,18 @@ class TableService:
                     "Invite someone with `/ofc join` or add a bot with `/ofc addbot`."
                 )
             if not self._can_deal(t):
-                raise ServiceError(
-                    "Every human at the table is sitting out: `/ofc sitin` to play "
-                    "(bots do not play each other alone)."
-                )
+                raise ServiceError(self._why_waiting(t))
             await self._deal(t)
         await self._tell(t, self._announce_new_hand(t))
         return f"Hand #{t.row.hand_no} is dealt."
+
+    def _why_waiting(self, t: TableState) -> str:
+        """Why the next hand cannot be dealt, and what would deal it."""
+        ready = self._ready_seats(t)
+        if len(ready) >= 2:  # bots only
+            return ("Waiting for a human: bots do not play each other alone (`/ofc sitin`, or "
+                    "a player with units at the table).")
+        return "Waiting for at least 2 players who are not sitting out to deal the next hand."
 
     def _can_deal(self, t: TableState) -> bool:
         """Two players or more are ready, at least one of them human (bots never play each
@@ -1200,7 +1208,7 @@ class TableService:
                         continue
                     before = self._turn_mark(t)
                     undo = self._undo_point(t)
-                    names = []
+                    timed_out: list[SeatRow] = []
                     for hs in sorted(expired):
                         if t.hand is None or t.hand.is_over or not t.hand.may_act(hs):
                             t.deadlines.pop(hs, None)
@@ -1210,18 +1218,18 @@ class TableService:
                         t.hand.apply(action)
                         t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
-                        seat_no = t.hand_seats[hs]
-                        seat = t.seat_by_no(seat_no)
+                        seat = t.seat_by_no(t.hand_seats[hs])
                         if seat is not None and not seat.is_bot:
-                            await self.store.update_seat(t.id, seat_no, sitting_out=True)
-                            names.append(f"<@{seat.user_id}>")  # pinged: they sit out now
-                    await self._refresh(t)
+                            timed_out.append(seat)
                     try:
                         await self._after_action(t, undo)
                     except ServiceError:  # not saved, so not played: try again shortly
                         failed = True
                     else:
                         failed = False
+                        # only a move that was saved sits its player out
+                        await self._sit_out_after_timeout(t, timed_out)
+                        names = [f"<@{seat.user_id}>" for seat in timed_out]  # pinged
                         self._spawn(t, self._timeout_notices(t, names, before))
                 if failed:
                     await asyncio.sleep(SAVE_RETRY)
@@ -1233,6 +1241,16 @@ class TableService:
                         return
         except asyncio.CancelledError:
             return
+
+    async def _sit_out_after_timeout(self, t: TableState, seats: list[SeatRow]) -> None:
+        """Mark the players whose clock ran out as sitting out (lock held; their moves are
+        saved).  A failure here costs only the mark: the hand goes on."""
+        try:
+            for seat in seats:
+                await self.store.update_seat(t.id, seat.seat_no, sitting_out=True)
+            await self._refresh(t)
+        except Exception:
+            log.exception("marking timed-out players of table %s as sitting out failed", t.id)
 
     async def _timeout_notices(
         self, t: TableState, names: list[str], before: tuple[int | None, int]
@@ -1460,9 +1478,7 @@ class TableService:
         if t.hand is not None:
             await self._announce_new_hand(t)
         else:
-            await self.notifier.notice(
-                t, "Waiting for at least 2 players who are not sitting out to deal the next hand."
-            )
+            await self.notifier.notice(t, self._why_waiting(t))
             await self.notifier.table_changed(t)
 
     async def set_message_id(self, t: TableState, message_id: int) -> None:

@@ -19,11 +19,11 @@ def clock(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def compact(n: int, sign: bool = False) -> str:
-    """A number in at most 7 characters for a narrow column: ``12,345``, ``−123.4K``,
-    ``+10.9M``, ``1.2B`` (the text twins keep the exact figure)."""
+def compact(n: int, sign: bool = False, above: int = 100_000) -> str:
+    """A number in at most 7 characters for a narrow column: ``12,345``, ``−123K``,
+    ``+10.9M``, ``1.2B`` (from ``above``; the text twins keep the exact figure)."""
     body = f"{abs(n):,}"
-    if abs(n) >= 100_000:
+    if abs(n) >= above:
         for limit, unit in ((10**3, "K"), (10**6, "M"), (10**9, "B"), (10**12, "T")):
             scaled = abs(n) / limit
             body = f"{scaled:.1f}{unit}" if scaled < 99.95 else f"{scaled:,.0f}{unit}"

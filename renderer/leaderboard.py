@@ -173,7 +173,7 @@ def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: The
         ax.tick_params(colors=_hex(MUTED), labelsize=fs, length=0, pad=4 * theme.scale)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: compact(round(v))))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: compact(round(v), above=10_000)))
         canvas.draw()  # type: ignore[no-untyped-call]
         rgba = bytes(canvas.buffer_rgba())  # type: ignore[no-untyped-call]
         w, h = canvas.get_width_height()

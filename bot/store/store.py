@@ -906,6 +906,20 @@ class Store:
             )
         return None if row is None else _hand_of(row)
 
+    async def abort_unreadable_hand(self, table_id: int, now: float | None = None) -> int | None:
+        """Void the table's playing hand without reading its state (which may not even parse):
+        its number, or None when there is none."""
+        table_id = _id(table_id, "table_id")
+        async with self._lock:
+            row = await self._one(
+                "SELECT id, number FROM hands WHERE table_id = ? AND status = 'playing'",
+                (table_id,),
+            )
+        if row is None:
+            return None
+        await self.abort_hand(int(row["id"]), now)
+        return int(row["number"])
+
     async def get_hand(self, hand_id: int) -> HandRow | None:
         async with self._lock:
             return await self._hand(_id(hand_id, "hand_id"))

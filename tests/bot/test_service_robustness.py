@@ -467,7 +467,7 @@ async def test_bots_never_play_each_other_alone() -> None:
     await until(lambda: t.hand is None)
     await svc._next_hand_later(t, 0.0)
     assert t.hand is None and t.waiting and t.row.hand_no == 1
-    with pytest.raises(ServiceError, match="Every human at the table is sitting out"):
+    with pytest.raises(ServiceError, match="Waiting for a human: bots do not play each other alone"):
         await svc.start(CH, ALICE)
     await svc.sit_out(CH, ALICE, False)  # back: the next hand is dealt
     await until(lambda: t.hand is not None)
@@ -706,3 +706,77 @@ async def test_the_button_stays_when_the_coming_hand_has_a_fantasyland() -> None
         assert t.hand is not None and t.hand_seats[t.hand.button] != first
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_practice_hand_is_shown_as_practice() -> None:
+    """Alice against a bot while bob sits out: the hand is practice, and the table says so."""
+    from cogs.presenter import table_view
+
+    svc, rec, store = await make(seed_factory=lambda: "r28")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=2, bots=1)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.sit_out(CH, BOB, True)
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand_practice and t.practice
+    assert "practice" in table_view(t).title.lower()
+    assert "Practice table" in svc.rules_text(CH)[-1]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_timeout_not_saved_does_not_sit_the_player_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 3600.0)  # the player acts meanwhile
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "r29")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    user, text = _a_move_text(svc)
+    real = store.save_hand_state
+    calls = 0
+
+    async def down(*args: Any, **kw: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(store, "save_hand_state", down)
+    clock.offset += 30
+    svc.rearm()
+    await until(lambda: calls >= 1)
+    await asyncio.sleep(0.05)
+    seat = t.seat_of_user(user)
+    assert seat is not None and not seat.sitting_out  # the timeout's move was not played
+    assert not any(kind == "notice" and "Time ran out" in str(x) for kind, x in rec.events)
+    monkeypatch.setattr(store, "save_hand_state", real)
+    assert "Placed" in (await svc.place_text(CH, user, text)).text  # their own move
+    seat = t.seat_of_user(user)
+    assert seat is not None and not seat.sitting_out
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_hand_whose_state_does_not_even_parse_is_voided(tmp_path: Any) -> None:
+    db = tmp_path / "garbled.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r30")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand_row is not None
+    hand_id = t.hand_row.id
+    await svc.shutdown()
+    await store._db.execute("UPDATE hands SET state = ? WHERE id = ?", ('{"engine": {tr', hand_id))
+    await store._db.commit()
+    await store.close()
+    svc2, rec2, store2 = await make(db, seed_factory=lambda: "r30b")
+    assert len(await svc2.recover()) == 1
+    async with store2._db.execute("SELECT status FROM hands WHERE id = ?", (hand_id,)) as cur:
+        assert tuple(await cur.fetchone()) == ("aborted",)
+    assert any(kind == "notice" and "could not be restored" in str(x) for kind, x in rec2.events)
+    await svc2.shutdown()
+    await store2.close()
