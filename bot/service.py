@@ -126,7 +126,7 @@ SETTLE_ATTEMPTS = 5
 """Attempts before a hand that cannot be settled is voided (no units move)."""
 
 SAVE_RETRY = 2.0
-"""Seconds before a timeout whose move could not be saved is played again."""
+"""Seconds before a timeout's or a bot's move that could not be saved is played again."""
 
 
 @dataclass(frozen=True)
@@ -1275,6 +1275,12 @@ class TableService:
                 t.bot_keys.add(key)
                 self._spawn(t, self._bot_act(t, hs, key[0], key[2]))
 
+    async def _bots_later(self, t: TableState) -> None:
+        """The bots whose move could not be saved think again after ``SAVE_RETRY``."""
+        await asyncio.sleep(SAVE_RETRY)
+        async with t.lock:
+            self._schedule_bots(t)
+
     async def _bot_act(self, t: TableState, hs: int, hand_no: int, step: int) -> None:
         from engine.ai import choose_move, choose_natural
 
@@ -1316,7 +1322,9 @@ class TableService:
             t.deadlines.pop(hs, None)
             try:
                 await self._after_action(t, undo)
-            except ServiceError:  # not saved, so not played: its clock plays it later
+            except ServiceError:  # not saved, so not played: the bot tries again shortly
+                t.bot_keys.discard((hand_no, hs, step))
+                self._spawn(t, self._bots_later(t))
                 return
         await self._tell(t, self._notify_after(t, before))
 

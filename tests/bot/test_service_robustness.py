@@ -780,3 +780,35 @@ async def test_a_hand_whose_state_does_not_even_parse_is_voided(tmp_path: Any) -
     assert any(kind == "notice" and "could not be restored" in str(x) for kind, x in rec2.events)
     await svc2.shutdown()
     await store2.close()
+
+
+async def test_a_bot_move_that_cannot_be_saved_is_thought_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
+    svc, rec, store = await make(seed_factory=lambda: "r31")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.add_bot(CH, ALICE, "easy")
+    svc.next_hand_delay = 3600.0
+    real = store.save_hand_state
+    failures = 0
+
+    async def flaky(*args: Any, **kw: Any) -> Any:
+        nonlocal failures
+        if failures < 1:
+            failures += 1
+            raise sqlite3.OperationalError("database is locked")
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(store, "save_hand_state", flaky)
+    await svc.start(CH, ALICE)  # the bot sits left of the button: it acts first
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    bot = t.hand_seat_of(1)
+    assert bot is not None and t.hand.turn == bot
+    await until(lambda: t.hand is not None and len(t.hand.boards[bot]) == 5)
+    assert failures == 1 and t.hand is not None and t.hand.autoplayed[bot] == 0  # its own move
+    hand_row = await store.get_hand(t.hand_row.id if t.hand_row else 0)
+    assert hand_row is not None and len(hand_row.log) == 1  # saved
+    await svc.shutdown()
+    await store.close()
