@@ -129,18 +129,15 @@ SAVE_RETRY = 2.0
 """Seconds before a timeout's or a bot's move that could not be saved is played again."""
 
 
-@dataclass(frozen=True)
-class _UndoPoint:
-    """A hand's state before an action, restored when the action cannot be saved."""
-
-    hand: dict[str, Any]
-    drafts: dict[int, Draft]
-    deadlines: dict[int, float]
-
-
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
 sends go on in the background, so a rate-limited channel never costs the 3-second answer."""
+
+
+def practice_of(seats: Sequence[SeatRow]) -> bool:
+    """Whether a hand of these seats is practice: one human (or none) and bots."""
+    humans = sum(1 for s in seats if not s.is_bot)
+    return humans <= 1 and len(seats) > humans
 
 
 @dataclass
@@ -190,6 +187,8 @@ class TableState:
     """Between hands with too few players: the next join / sit-in / start deals."""
     hand_practice: bool = False
     """Whether the hand being played was dealt as practice (decided at the deal)."""
+    stored: dict[str, Any] | None = None
+    """The hand's state as last written: what memory goes back to when a save fails."""
     settle_failures: int = 0
 
     @property
@@ -223,7 +222,7 @@ class TableState:
         hand is played, what was decided at its deal (by the seats dealt in)."""
         if self.hand is not None:
             return self.hand_practice
-        return len(self.humans) <= 1 and bool(self.bots)
+        return practice_of(self.seats)
 
     @property
     def fantasyland_pending(self) -> dict[int, int]:
@@ -346,7 +345,7 @@ class TableService:
                 except Exception:  # e.g. written by another version: void it, play on
                     log.exception("the hand of table %s cannot be loaded; voiding it", row.id)
                     number = await self.store.abort_unreadable_hand(row.id, self.clock())
-                    t.hand, t.hand_row, t.hand_seats = None, None, []
+                    t.hand, t.hand_row, t.hand_seats, t.stored = None, None, [], None
                     t.deadlines, t.drafts = {}, {}
                     if number is not None:
                         unreadable[row.id] = number
@@ -384,13 +383,18 @@ class TableService:
         return resumed
 
     def _load_hand(self, t: TableState, hand_row: HandRow) -> None:
-        st = hand_row.state
-        t.hand = Hand.from_json(st["engine"])
         t.hand_row = hand_row
+        self._restore(t, hand_row.state)
+
+    @staticmethod
+    def _restore(t: TableState, st: dict[str, Any]) -> None:
+        """The hand in memory from a stored state (a restart, or a save that failed)."""
+        t.hand = Hand.from_json(st["engine"])
         t.hand_seats = [int(x) for x in st["seats"]]
         t.deadlines = {int(k): float(v) for k, v in st.get("deadlines", {}).items()}
         t.drafts = {int(k): Draft.from_json(v) for k, v in st.get("drafts", {}).items()}
-        t.hand_practice = bool(st.get("practice", len(t.humans) <= 1 and bool(t.bots)))
+        t.hand_practice = bool(st.get("practice", practice_of(t.seats)))
+        t.stored = st
 
     async def shutdown(self) -> None:
         self._closed = True
@@ -801,8 +805,7 @@ class TableService:
         number = t.row.hand_no + 1
         t.hand = hand  # staged to build the stored state; shown only once it is stored
         t.hand_seats = seat_nos
-        humans = sum(1 for s in ready if not s.is_bot)
-        t.hand_practice = humans <= 1 and len(ready) > humans  # of the seats dealt in
+        t.hand_practice = practice_of(ready)  # of the seats dealt in
         t.drafts = {}
         t.deadlines = {}
         self._set_deadlines(t)
@@ -821,7 +824,7 @@ class TableService:
             t.hand_seats, t.deadlines, t.waiting = [], {}, was_waiting
             raise
         t.hand_row = hand_row
-        t.hand = hand
+        t.hand, t.stored = hand, state
         self._arm(t)
         self._schedule_bots(t)
 
@@ -896,25 +899,21 @@ class TableService:
 
     async def _save(self, t: TableState) -> None:
         assert t.hand is not None and t.hand_row is not None
+        state = self._state_json(t)
         await self.store.save_hand_state(
-            t.hand_row.id, self._state_json(t), [a.to_json() for a in t.hand.log],
+            t.hand_row.id, state, [a.to_json() for a in t.hand.log],
             self._next_deadline(t), self.clock(),
         )
+        t.stored = state
 
     def step_of(self, t: TableState, hand_seat: int) -> int:
         """How many actions this hand seat has taken (panels carry it to detect staleness)."""
         assert t.hand is not None
         return sum(1 for a in t.hand.log if a.seat == hand_seat)
 
-    @staticmethod
-    def _undo_point(t: TableState) -> _UndoPoint:
-        """What ``_after_action`` restores when the action cannot be saved (lock held)."""
-        assert t.hand is not None
-        return _UndoPoint(t.hand.to_json(), dict(t.drafts), dict(t.deadlines))
-
-    async def _after_action(self, t: TableState, undo: _UndoPoint | None = None) -> None:
+    async def _after_action(self, t: TableState) -> None:
         """Persist, then tell everyone (lock held by the caller).  When the state cannot be
-        saved the action is undone in memory too (back to ``undo``, what is stored) and a
+        saved, memory goes back to what is stored (the action is undone) and a
         ``ServiceError`` says so: nothing is played that the database does not have."""
         assert t.hand is not None
         if t.hand.is_over:
@@ -931,10 +930,9 @@ class TableService:
             await self._save(t)
         except Exception:
             log.exception("saving hand %s failed", t.hand_row and t.hand_row.id)
-            if undo is None:
+            if t.stored is None:
                 raise
-            t.hand = Hand.from_json(undo.hand)
-            t.drafts, t.deadlines = undo.drafts, undo.deadlines
+            self._restore(t, t.stored)
             self._arm(t)
             raise ServiceError(
                 "The table could not be saved (a database problem), so that was not played: "
@@ -992,7 +990,6 @@ class TableService:
         assert t.hand is not None
         before = self._turn_mark(t)
         req = t.hand.requirement(hs)
-        undo = self._undo_point(t)
         try:
             action = t.hand.place(hs, placed, discards, auto=auto)
         except IllegalAction as e:
@@ -1001,7 +998,7 @@ class TableService:
         hidden = hand.hidden(hs) and not hand.is_over
         t.drafts.pop(hs, None)
         t.deadlines.pop(hs, None)
-        await self._after_action(t, undo)
+        await self._after_action(t)
         if req is not None and req.is_set:
             text = f"Your hand is set: {action.describe()}."
             if action.discards:
@@ -1023,14 +1020,13 @@ class TableService:
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
             before = self._turn_mark(t)
-            undo = self._undo_point(t)
             try:
                 do(t.hand, hs)
             except IllegalAction as e:
                 raise ServiceError(str(e)) from None
             t.drafts.pop(hs, None)
             t.deadlines.pop(hs, None)
-            await self._after_action(t, undo)
+            await self._after_action(t)
         await self._tell(t, self._notify_after(t, before))
         return t
 
@@ -1207,7 +1203,6 @@ class TableService:
                     if not expired:
                         continue
                     before = self._turn_mark(t)
-                    undo = self._undo_point(t)
                     timed_out: list[SeatRow] = []
                     for hs in sorted(expired):
                         if t.hand is None or t.hand.is_over or not t.hand.may_act(hs):
@@ -1222,7 +1217,7 @@ class TableService:
                         if seat is not None and not seat.is_bot:
                             timed_out.append(seat)
                     try:
-                        await self._after_action(t, undo)
+                        await self._after_action(t)
                     except ServiceError:  # not saved, so not played: try again shortly
                         failed = True
                     else:
@@ -1310,7 +1305,6 @@ class TableService:
                 return
             assert t.hand is not None
             before = self._turn_mark(t)
-            undo = self._undo_point(t)
             try:
                 if natural:
                     t.hand.declare(hs, natural)
@@ -1321,7 +1315,7 @@ class TableService:
                 t.hand.apply(await asyncio.to_thread(snapshot.autoplay, hs))
             t.deadlines.pop(hs, None)
             try:
-                await self._after_action(t, undo)
+                await self._after_action(t)
             except ServiceError:  # not saved, so not played: the bot tries again shortly
                 t.bot_keys.discard((hand_no, hs, step))
                 self._spawn(t, self._bots_later(t))
@@ -1407,6 +1401,7 @@ class TableService:
         """The hand is settled or voided: forget it in memory (lock held)."""
         t.hand = None
         t.hand_row = None
+        t.stored = None
         t.deadlines = {}
         t.drafts = {}
         t.settle_failures = 0
