@@ -30,6 +30,22 @@ from .test_service import (
 )
 
 
+class Failing:
+    """Stands in for a store method: its first ``times`` calls (all of them with None) raise a
+    database error, the next ones do what ``real`` does; ``failures`` and ``passed`` count."""
+
+    def __init__(self, real: Any = None, times: int | None = None) -> None:
+        self.real, self.times = real, times
+        self.failures = self.passed = 0
+
+    async def __call__(self, *args: Any, **kw: Any) -> Any:
+        if self.times is None or self.failures < self.times:
+            self.failures += 1
+            raise sqlite3.OperationalError("database is locked")
+        self.passed += 1
+        return await self.real(*args, **kw)
+
+
 async def _seated_pair(svc: TableService, variant: str = "ofc") -> None:
     await svc.new_table(G, CH, ALICE, "alice", variant=variant)
     await svc.join(G, CH, BOB, "bob")
@@ -557,11 +573,7 @@ async def test_a_move_that_cannot_be_saved_is_not_played(monkeypatch: pytest.Mon
     before = t.hand.to_json()
     user, text = _a_move_text(svc)
     real = store.save_hand_state
-
-    async def down(*args: Any, **kw: Any) -> Any:
-        raise sqlite3.OperationalError("database is locked")
-
-    monkeypatch.setattr(store, "save_hand_state", down)
+    monkeypatch.setattr(store, "save_hand_state", Failing())
     with pytest.raises(ServiceError, match="could not be saved"):
         await svc.place_text(CH, user, text)
     assert t.hand.to_json() == before  # memory is what the store has
@@ -586,22 +598,12 @@ async def test_a_timeout_that_cannot_be_saved_is_played_again(
     assert t.hand is not None
     first = t.hand.turn
     assert first is not None
-    real = store.save_hand_state
-    failures = saves = 0
-
-    async def flaky(*args: Any, **kw: Any) -> Any:
-        nonlocal failures, saves
-        if failures < 2:
-            failures += 1
-            raise sqlite3.OperationalError("disk I/O error")
-        saves += 1
-        return await real(*args, **kw)
-
+    flaky = Failing(store.save_hand_state, times=2)
     monkeypatch.setattr(store, "save_hand_state", flaky)
     clock.offset += 60
     svc.rearm()
-    await until(lambda: saves > 0)
-    assert failures == 2 and t.hand is not None and t.hand.autoplayed[first] == 1
+    await until(lambda: flaky.passed > 0)
+    assert flaky.failures == 2 and t.hand is not None and t.hand.autoplayed[first] == 1
     hand_row = await store.get_hand(t.hand_row.id if t.hand_row else 0)
     assert hand_row is not None and len(hand_row.log) == len(t.hand.log) >= 1  # saved
     await svc.shutdown()
@@ -738,17 +740,11 @@ async def test_a_timeout_not_saved_does_not_sit_the_player_out(
     t = svc.table_in_channel(CH)
     user, text = _a_move_text(svc)
     real = store.save_hand_state
-    calls = 0
-
-    async def down(*args: Any, **kw: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        raise sqlite3.OperationalError("database is locked")
-
+    down = Failing()
     monkeypatch.setattr(store, "save_hand_state", down)
     clock.offset += 30
     svc.rearm()
-    await until(lambda: calls >= 1)
+    await until(lambda: down.failures >= 1)
     await asyncio.sleep(0.05)
     seat = t.seat_of_user(user)
     assert seat is not None and not seat.sitting_out  # the timeout's move was not played
@@ -790,16 +786,7 @@ async def test_a_bot_move_that_cannot_be_saved_is_thought_again(
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
     await svc.add_bot(CH, ALICE, "easy")
     svc.next_hand_delay = 3600.0
-    real = store.save_hand_state
-    failures = 0
-
-    async def flaky(*args: Any, **kw: Any) -> Any:
-        nonlocal failures
-        if failures < 1:
-            failures += 1
-            raise sqlite3.OperationalError("database is locked")
-        return await real(*args, **kw)
-
+    flaky = Failing(store.save_hand_state, times=1)
     monkeypatch.setattr(store, "save_hand_state", flaky)
     await svc.start(CH, ALICE)  # the bot sits left of the button: it acts first
     t = svc.table_in_channel(CH)
@@ -807,7 +794,7 @@ async def test_a_bot_move_that_cannot_be_saved_is_thought_again(
     bot = t.hand_seat_of(1)
     assert bot is not None and t.hand.turn == bot
     await until(lambda: t.hand is not None and len(t.hand.boards[bot]) == 5)
-    assert failures == 1 and t.hand is not None and t.hand.autoplayed[bot] == 0  # its own move
+    assert flaky.failures == 1 and t.hand is not None and t.hand.autoplayed[bot] == 0  # its own move
     hand_row = await store.get_hand(t.hand_row.id if t.hand_row else 0)
     assert hand_row is not None and len(hand_row.log) == 1  # saved
     await svc.shutdown()

@@ -195,21 +195,28 @@ def test_any_table_renders_and_lays_out(seed: int) -> None:
             assert str(c) in text
 
 
-def test_names_the_font_cannot_draw_become_player_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """All-CJK or all-emoji names (even a joined emoji: its joiners draw nothing) would be
-    blank or the same '?' for everyone."""
-    from renderer.fonts import drawable
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the scenes built from now on draw, in order."""
     from renderer.scene import Scene
 
-    assert drawable("\U0001f468\u200d\U0001f469\u200d\U0001f467", "bold") == "?"
-    drawn: list[str] = []
+    texts: list[str] = []
     real = Scene.text
 
     def record(self: Scene, xy: tuple[int, int], text: str, *args: Any, **kw: Any) -> int:
-        drawn.append(text)
+        texts.append(text)
         return real(self, xy, text, *args, **kw)
 
     monkeypatch.setattr(Scene, "text", record)
+    return texts
+
+
+def test_names_the_font_cannot_draw_become_player_numbers(drawn: list[str]) -> None:
+    """All-CJK or all-emoji names (even a joined emoji: its joiners draw nothing) would be
+    blank or the same '?' for everyone."""
+    from renderer.fonts import drawable
+
+    assert drawable("\U0001f468\u200d\U0001f469\u200d\U0001f467", "bold") == "?"
     names = ("日本語", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "Bob🔥")
     table_scene(TableView("t", "ofc", tuple(SeatView(n, Board()) for n in names)))
     assert {"Player 1", "Player 2", "Bob🔥"} <= set(drawn)
@@ -238,14 +245,11 @@ def test_big_numbers_are_compact_in_the_images() -> None:
     decode(render_leaderboard(board))
 
 
-def test_row_markers_too_wide_for_their_row_drop_the_points(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_row_markers_too_wide_for_their_row_drop_the_points(drawn: list[str]) -> None:
     """Chinese, 4 players, trips on top (+3 against each): three '▲+3' do not fit under a top
     row, so they show the outcome only (the pair chips give the points); the middle's fit."""
     from engine import Rules, settle
     from renderer import ShowdownView
-    from renderer.scene import Scene
     from renderer.showdown import showdown_scene
 
     rules = Rules(variant="chinese")
@@ -254,13 +258,5 @@ def test_row_markers_too_wide_for_their_row_drop_the_points(
         "Qd Jh 5c / Ts Tc 6d 6h 3d / 9h 9d 5s 5d 3s", "Qc Jc 4c / 8s 7c 6c 5h 2s / Tc Td Th 3h 2h")]
     st = settle(boards, rules)
     assert [st.pair(0, j).row_points[0] for j in (1, 2, 3)] == [3, 3, 3]
-    drawn: list[str] = []
-    real = Scene.text
-
-    def record(self: Scene, xy: tuple[int, int], text: str, *args: Any, **kw: Any) -> int:
-        drawn.append(text)
-        return real(self, xy, text, *args, **kw)
-
-    monkeypatch.setattr(Scene, "text", record)
     showdown_scene(ShowdownView(("T", "B", "C", "D"), st, rules, title="c"))
     assert "▲+3" not in drawn and "▲+2" in drawn
