@@ -217,10 +217,10 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 tag += " (surrendered)" if r.surrendered else ""
                 tag += f" ({r.natural})" if r.natural else ""
                 tag += " 🌴" if r.fantasyland else ""
-                units = f", {r.units:+d} u" if r.counted else ""
+                counted = f", {r.units:+d} u" if r.counted else ""
                 if r.ranked_points is not None and r.ranked_points != r.points:
-                    units += f", {r.ranked_points:+d} vs humans"
-                parts.append(f"{md(r.name)} {r.points:+d} pts{units}{tag}")
+                    counted += f", {r.ranked_points:+d} vs humans"
+                parts.append(f"{md(r.name)} {r.points:+d} pts{counted}{tag}")
             lines.append(f"**#{row.number}** {when:%Y-%m-%d %H:%M} — " + "; ".join(parts))
         await interaction.response.send_message("\n".join(lines)[:1990], ephemeral=True)
 

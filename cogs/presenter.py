@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ofc.presenter")
 
+
 def md(text: str) -> str:
     """A player's text in a message, shown as typed: no markdown (``*``, ``_``, ``||``, ``#``)
     and no mentions (``@everyone``, ``<@id>``)."""

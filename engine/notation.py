@@ -8,9 +8,8 @@ A row word applies to the cards written before it (since the previous row word).
 discards.  The other order works too when the text starts with a row word
 (``top Ah Kd bottom 7c discard 2s``).  Cards are written as everywhere else (``Ah``, ``10h``,
 ``A♥``, ``AhKd``); commas, semicolons and a colon, full stop or ``!`` after a row word are
-ignored.  Cards left
-without a row, or cards of the hand not mentioned at all, are discarded when they are exactly
-the cards still to discard.  With a single card to place, the row word alone is enough.
+ignored.  Cards left without a row, or cards of the hand not mentioned at all, are discarded
+when they are exactly the cards still to discard.  With a single card to place, the row word alone is enough.
 
 ``parse_move`` checks everything it can see (cards in hand, room in each row, the counts) and
 raises ``CardError`` or an ``IllegalAction`` subclass whose message names the bad token or row.
