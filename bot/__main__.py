@@ -22,6 +22,16 @@ No Discord at hand? Play against the computer in this terminal:  make play   (of
 """
 
 
+def setup_logging(level: str) -> None:
+    """``OFC_LOG_LEVEL`` for the bot's own loggers (``ofc.*``); the libraries log at INFO or
+    above, never DEBUG: discord.py's and aiosqlite's debug records carry message bodies and SQL
+    parameters, i.e. private cards and the hand's seed."""
+    number = logging.getLevelName(level.upper())
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger().setLevel(max(number, logging.INFO))
+    logging.getLogger("ofc").setLevel(number)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "play":
@@ -47,10 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     if not settings.discord_token:
         print(NO_TOKEN, file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    setup_logging(settings.log_level)
     import aiohttp
     import discord
 

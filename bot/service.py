@@ -126,7 +126,14 @@ SETTLE_ATTEMPTS = 5
 """Attempts before a hand that cannot be settled is voided (no units move)."""
 
 SAVE_RETRY = 2.0
-"""Seconds before a timeout's or a bot's move that could not be saved is played again."""
+"""Seconds before a timeout's or a bot's move that could not be saved is played again; the
+wait doubles with every failure in a row, up to ``SAVE_RETRY_MAX``."""
+
+SAVE_RETRY_MAX = 60.0
+
+SAVE_FAILURES_NOTICE = 3
+"""Saves failed in a row before the channel is told that the table is stuck (once; it is told
+again when saving works)."""
 
 
 NOTIFY_WAIT = 1.0
@@ -190,6 +197,8 @@ class TableState:
     stored: dict[str, Any] | None = None
     """The hand's state as last written: what memory goes back to when a save fails."""
     settle_failures: int = 0
+    save_failures: int = 0
+    """Saves of the hand that failed in a row (0 after a save that worked)."""
 
     @property
     def id(self) -> int:
@@ -905,6 +914,22 @@ class TableService:
             self._next_deadline(t), self.clock(),
         )
         t.stored = state
+        if t.save_failures >= SAVE_FAILURES_NOTICE:
+            self._spawn(t, self.notifier.notice(t, "✅ The table can save again: play goes on."))
+        t.save_failures = 0
+
+    def _save_failed(self, t: TableState) -> None:
+        """Count a failed save (the channel is told once when it keeps failing)."""
+        t.save_failures += 1
+        if t.save_failures == SAVE_FAILURES_NOTICE:
+            self._spawn(t, self.notifier.notice(
+                t, "⚠️ The table cannot save its moves right now (a database problem). Nothing "
+                "saved is lost; it keeps trying, and moves count once they are saved."))
+
+    @staticmethod
+    def _retry_delay(t: TableState) -> float:
+        """Seconds before a timeout or a bot whose move was not saved tries again."""
+        return float(min(SAVE_RETRY * 2 ** max(t.save_failures - 1, 0), SAVE_RETRY_MAX))
 
     def step_of(self, t: TableState, hand_seat: int) -> int:
         """How many actions this hand seat has taken (panels carry it to detect staleness)."""
@@ -930,6 +955,7 @@ class TableService:
             await self._save(t)
         except Exception:
             log.exception("saving hand %s failed", t.hand_row and t.hand_row.id)
+            self._save_failed(t)
             if t.stored is None:
                 raise
             self._restore(t, t.stored)
@@ -1227,7 +1253,7 @@ class TableService:
                         names = [f"<@{seat.user_id}>" for seat in timed_out]  # pinged
                         self._spawn(t, self._timeout_notices(t, names, before))
                 if failed:
-                    await asyncio.sleep(SAVE_RETRY)
+                    await asyncio.sleep(self._retry_delay(t))
                     continue
                 async with t.lock:
                     if t.hand is None or t.hand.is_over:
@@ -1271,8 +1297,9 @@ class TableService:
                 self._spawn(t, self._bot_act(t, hs, key[0], key[2]))
 
     async def _bots_later(self, t: TableState) -> None:
-        """The bots whose move could not be saved think again after ``SAVE_RETRY``."""
-        await asyncio.sleep(SAVE_RETRY)
+        """The bots whose move could not be saved think again after a while (``SAVE_RETRY``,
+        doubling while saves keep failing)."""
+        await asyncio.sleep(self._retry_delay(t))
         async with t.lock:
             self._schedule_bots(t)
 

@@ -123,3 +123,26 @@ def test_an_empty_variable_does_not_hide_the_dotenv_value(clean_env: pytest.Monk
     clean_env.setenv("DISCORD_TOKEN", "   ")
     Path(".env").write_text("")
     assert Settings.from_env().discord_token is None  # blank is not a token
+
+
+@pytest.mark.parametrize("level", ["DEBUG", "INFO", "WARNING"])
+def test_debug_logging_is_the_bots_own_never_the_libraries(level: str) -> None:
+    """discord.py's and aiosqlite's debug records hold DM bodies and SQL parameters (private
+    cards, the hand's seed): OFC_LOG_LEVEL=DEBUG turns on only the ``ofc.*`` loggers."""
+    import logging
+
+    from bot.__main__ import setup_logging
+
+    root, ours = logging.getLogger(), logging.getLogger("ofc")
+    saved = root.level, ours.level
+    try:
+        setup_logging(level)
+        for library in ("discord.http", "discord.gateway", "aiosqlite"):
+            assert not logging.getLogger(library).isEnabledFor(logging.DEBUG)
+        number = logging.getLevelName(level)
+        assert logging.getLogger("ofc.service").getEffectiveLevel() == number
+        assert logging.getLogger("discord.client").isEnabledFor(logging.WARNING)
+        assert logging.getLogger("aiosqlite").isEnabledFor(logging.INFO) == (level != "WARNING")
+    finally:
+        root.setLevel(saved[0])
+        ours.setLevel(saved[1])

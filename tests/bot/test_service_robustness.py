@@ -799,3 +799,34 @@ async def test_a_bot_move_that_cannot_be_saved_is_thought_again(
     assert hand_row is not None and len(hand_row.log) == 1  # saved
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_save_that_keeps_failing_backs_off_and_tells_the_channel_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.01)
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "r32")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    flaky = Failing(store.save_hand_state, times=5)
+    monkeypatch.setattr(store, "save_hand_state", flaky)
+    delays: list[float] = []
+    assert svc._retry_delay(t) == 0.01
+    for k in range(1, 7):
+        t.save_failures = k
+        delays.append(svc._retry_delay(t))
+    assert delays == [0.01, 0.02, 0.04, 0.08, 0.16, 0.32]  # doubling
+    t.save_failures = 40
+    assert svc._retry_delay(t) == service_module.SAVE_RETRY_MAX
+    t.save_failures = 0
+    clock.offset += 60
+    svc.rearm()
+    await until(lambda: flaky.passed > 0)
+    await until(lambda: any("can save again" in str(x) for _, x in rec.events))
+    stuck = [x for kind, x in rec.events if kind == "notice" and "cannot save" in str(x)]
+    assert len(stuck) == 1 and flaky.failures == 5 and t.save_failures == 0
+    await svc.shutdown()
+    await store.close()
