@@ -274,6 +274,8 @@ class ShowdownResult:
     practice: bool
     rules: Rules
     natural_cards: tuple[tuple[Card, ...], ...]
+    seat_nos: tuple[int, ...] = ()
+    """Per hand seat, the table seat (from 0) it was dealt to."""
 
 
 @dataclass(frozen=True)
@@ -1419,6 +1421,7 @@ class TableService:
             user_ids=tuple(seat.user_id if seat else 0 for seat in seats), settlement=s,
             units=None if practice else tuple(units), fantasyland_next=hand.fantasyland_next,
             practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
+            seat_nos=tuple(t.hand_seats),
         )
         t.last_result = result
         await self._clear_hand(t)

@@ -127,7 +127,7 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
             name=seat.name, board=board, stack=None if seat.is_bot else seat.stack,
             hidden=hidden, is_button=hand is not None and hs == hand.button,
             is_turn=is_turn, time_left=time_left, last_placed=last, fantasyland=fantasy,
-            sitting_out=seat.sitting_out, status=status,
+            sitting_out=seat.sitting_out, status=status, number=seat.seat_no + 1,
         ))
     note = ""
     if t.practice:
@@ -184,7 +184,7 @@ def showdown_view(r: ShowdownResult, title: str) -> ShowdownView:
     return ShowdownView(
         names=r.names, settlement=r.settlement, rules=r.rules, units=r.units,
         fantasyland_next=r.fantasyland_next, hand_no=r.hand_no, title=title,
-        natural_cards=r.natural_cards,
+        natural_cards=r.natural_cards, numbers=tuple(n + 1 for n in r.seat_nos),
     )
 
 

@@ -36,6 +36,9 @@ class SeatView:
     sitting_out: bool = False
     status: str = ""
     """Short line, e.g. ``set``, ``surrendered``, ``declared dragon``, ``bot (strong)``."""
+    number: int = 0
+    """The seat's number at the table (from 1): a name the fonts cannot draw shows as ``Player
+    <number>`` (0: its place in the view, from 1)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class ShowdownView:
     title: str = ""
     natural_cards: tuple[tuple[Card, ...], ...] = ()
     """Per seat, the 13 cards of a declared natural (shown face up); () when none."""
+    numbers: tuple[int, ...] = ()
+    """Per seat, its number at the table (as ``SeatView.number``); () for places from 1."""
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,8 @@ def _natural_cards(view: ShowdownView, i: int) -> tuple[Card, ...]:
 
 
 def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene:
-    view = replace(view, names=tuple(shown_name(x, k + 1) for k, x in enumerate(view.names)))
+    numbers = view.numbers or tuple(range(1, len(view.names) + 1))
+    view = replace(view, names=tuple(shown_name(x, k) for x, k in zip(view.names, numbers)))
     st = view.settlement
     n = len(view.names)
     if len(st.totals) != n:

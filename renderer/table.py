@@ -31,7 +31,7 @@ def _round_text(view: TableView) -> str:
 
 
 def table_scene(view: TableView, *, theme: Theme = DEFAULT_THEME) -> Scene:
-    view = replace(view, seats=tuple(replace(s, name=shown_name(s.name, k + 1))
+    view = replace(view, seats=tuple(replace(s, name=shown_name(s.name, s.number or k + 1))
                                      for k, s in enumerate(view.seats)))
     m = Metrics(theme)
     bm = BoardMetrics.make(m)

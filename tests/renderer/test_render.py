@@ -226,6 +226,24 @@ def test_names_the_font_cannot_draw_become_player_numbers(drawn: list[str]) -> N
     assert {"Player 1", "Player 2", "Bob🔥"} <= set(drawn)
 
 
+def test_a_player_number_is_the_seat_number_in_table_and_showdown(drawn: list[str]) -> None:
+    """Seats 3 and 1 of a table: the same "Player N" for the same person in both pictures
+    (the showdown lists seats in hand order, the table in seat order)."""
+    from engine import Rules, settle
+    from renderer import ShowdownView
+    from renderer.showdown import showdown_scene
+
+    table_scene(TableView("t", "ofc", (SeatView("日本語", Board(), number=1),
+                                       SeatView("한국어", Board(), number=3))))
+    assert {"Player 1", "Player 3"} <= set(drawn) and "Player 2" not in drawn
+    drawn.clear()
+    rules = Rules(variant="chinese")
+    st = settle([Board.parse("8h 8d 8c / Ks Kd 4h 4d 4s / As Ah Ad Ac 2c"),
+                 Board.parse("Qh Jd 3c / 9s 9c 7d 7h 2d / Th Js Qs Kc Kh")], rules)
+    showdown_scene(ShowdownView(("한국어", "日本語"), st, rules, numbers=(3, 1)))
+    assert {"Player 1", "Player 3"} <= set(drawn) and "Player 2" not in drawn
+
+
 def test_big_numbers_are_compact_in_the_images() -> None:
     """Stakes go to 1,000,000 a point: leaderboard cells and stats tiles must still fit."""
     from renderer.common import compact
