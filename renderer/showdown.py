@@ -117,8 +117,11 @@ def _natural_cards(view: ShowdownView, i: int) -> tuple[Card, ...]:
 
 
 def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene:
-    numbers = view.numbers or tuple(range(1, len(view.names) + 1))
-    view = replace(view, names=tuple(shown_name(x, k) for x, k in zip(view.names, numbers)))
+    numbers = view.numbers
+    if len(numbers) != len(view.names):
+        numbers = tuple(range(1, len(view.names) + 1))
+    view = replace(view, names=tuple(
+        shown_name(x, k) for x, k in zip(view.names, numbers, strict=True)))
     st = view.settlement
     n = len(view.names)
     if len(st.totals) != n:
