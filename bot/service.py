@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
-from engine.rules import NATURAL_NAMES
+from engine.rules import NATURAL_NAMES, OPTION_LABELS
 from engine.scoring import Settlement, units_moved
 
 from .store import (
@@ -206,6 +206,13 @@ class TableState:
 
     @property
     def rules(self) -> Rules:
+        """The rules being played: the hand's while one is dealt (options changed meanwhile
+        wait for the next hand), else the table's."""
+        return self.hand.rules if self.hand is not None else self.table_rules
+
+    @property
+    def table_rules(self) -> Rules:
+        """The table's options: what the next hand is dealt with."""
         return Rules.from_json(self.row.rules)
 
     def seat_by_no(self, seat_no: int) -> SeatRow | None:
@@ -742,6 +749,71 @@ class TableService:
         await self.notifier.table_changed(t)
         return text
 
+    async def set_options(
+        self, channel_id: int, user_id: int, manage_guild: bool, **changes: Any
+    ) -> tuple[list[str], bool]:
+        """Change the table's options (RULES.md's "(option)" points; ``None`` = unchanged;
+        natural values by name, 0 taking that natural off the table).  Returns the changes in
+        words and whether they wait for the next hand (one is being played)."""
+        t = self.table_in_channel(channel_id)
+        if user_id != t.row.creator_id and not manage_guild:
+            raise ServiceError("Only the table's creator or a server manager can change its "
+                               "options.")
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if not changes:
+            raise ServiceError("Give at least one option to change (`/ofc rules` shows them "
+                               "all).")
+        async with t.lock:
+            old = t.table_rules
+            new = self._changed_rules(old, changes)
+            words = new.changes_from(old)
+            if not words:
+                return [], False
+            extra = dict(t.row.extra)
+            if not new.has_fantasyland:  # nobody is owed one any more, nobody held for it
+                extra.update(fantasyland={}, fantasyland_owed_by=[])
+            t.row = await self.store.update_table(
+                t.id, rules=new.to_json(), extra=extra, now=self.clock())
+            later = t.hand is not None
+        await self.notifier.table_changed(t)
+        return words, later
+
+    @staticmethod
+    def _changed_rules(old: Rules, changes: dict[str, Any]) -> Rules:
+        """``old`` with ``changes`` (option name -> value), or a ServiceError naming the option
+        that does not apply to this variant or the combination that is not allowed."""
+        variant = old.variant
+        only = {
+            "chinese": ("chinese_bonuses", "chinese_surrender", *NATURAL_NAMES),
+            "pineapple": ("progressive", "progressive_stay", "stay_middle_full_house"),
+            "fantasyland": ("fantasyland", "progressive", "progressive_stay",
+                            "stay_middle_full_house", "button_stays_for_fantasyland"),
+        }
+        for name in changes:
+            label = OPTION_LABELS.get(name, name.replace("_", " "))
+            if name in only["chinese"] and variant != "chinese":
+                raise ServiceError(f"“{label}” is an option of chinese poker; this table plays "
+                                   f"{variant}.")
+            if name in only["fantasyland"] and variant == "chinese":
+                raise ServiceError(f"“{label}” is a fantasyland option; chinese poker has no "
+                                   "fantasyland.")
+            if name in only["pineapple"][:2] and variant != "pineapple":
+                raise ServiceError(f"“{label}” is an option of pineapple; this table plays "
+                                   f"{variant}.")
+        naturals = old.natural_values
+        for name in NATURAL_NAMES:
+            if name in changes:
+                naturals[name] = int(changes.pop(name))
+        if "timer" in changes and "set_timer" not in changes:
+            changes["set_timer"] = max(old.set_timer, int(changes["timer"]))
+        try:
+            return old.with_options(
+                naturals=tuple((n, naturals[n]) for n in NATURAL_NAMES if naturals.get(n)),
+                **changes,
+            )
+        except (RulesError, TypeError) as e:
+            raise ServiceError(str(e)) from None
+
     async def _close_now(self, t: TableState) -> None:
         for seat in list(t.seats):
             await self.store.unseat_player(t.id, seat.seat_no, self.clock())
@@ -795,21 +867,21 @@ class TableService:
     async def _deal(self, t: TableState) -> None:
         """Deal the next hand (lock held)."""
         was_waiting, t.waiting = t.waiting, False
-        rules = t.rules
+        rules = t.table_rules
         ready = sorted(self._ready_seats(t), key=lambda s: s.seat_no)[: rules.max_players]
         seat_nos = [s.seat_no for s in ready]
         fl_pending = t.fantasyland_pending
+        fl = {i: rules.fantasyland_cards_now(fl_pending[no])  # options may have changed
+              for i, no in enumerate(seat_nos) if no in fl_pending}
+        fl = {i: cards for i, cards in fl.items() if cards}
         # the button goes to the nearest seat dealt in at or after its seat, clockwise (a seat
         # sitting out or empty passes it on); it stays where it was for the last hand when this
         # one has a player in fantasyland (RULES.md option), decided now, by who is dealt in
         start = t.row.button
         before = t.row.extra.get("button_before")
-        if rules.button_stays_for_fantasyland and before is not None and any(
-            no in fl_pending for no in seat_nos
-        ):
+        if rules.button_stays_for_fantasyland and before is not None and fl:
             start = int(before)
         button = next((i for i, no in enumerate(seat_nos) if no >= start), 0)
-        fl = {i: fl_pending[no] for i, no in enumerate(seat_nos) if no in fl_pending}
         seed = self.seed_factory()
         deck = self.deck_factory(t) if self.deck_factory else None
         hand = Hand(rules, [s.name for s in ready], button, fl, seed, deck=deck)
@@ -1524,6 +1596,9 @@ class TableService:
     def rules_text(self, channel_id: int) -> list[str]:
         t = self.table_in_channel(channel_id)
         lines = t.rules.describe()
+        pending = t.table_rules.changes_from(t.rules)
+        if pending:
+            lines.append("From the next hand: " + "; ".join(pending) + ".")
         lines.insert(0, f"Stake {t.row.stake} unit(s) per point, buy-in {t.row.buyin}, "
                         f"{t.row.max_seats} seats.")
         if t.practice:

@@ -199,6 +199,63 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             "\n".join(f"• {line}" for line in lines), ephemeral=True
         )
 
+    @app_commands.command(
+        name="options", description="Table creator or manager: change this table's rules options"
+    )
+    @app_commands.describe(
+        scoring="Scoring method", fantasyland="Play with fantasyland",
+        strict_top="Foul unless the top row is strictly below the middle",
+        progressive="Pineapple: QQ 14 cards, KK 15, AA 16, trips 17 (off: always 14)",
+        progressive_stay="Pineapple: Pokermagnet's progressive stay table (14/15 cards)",
+        stay_full_house="Stay in fantasyland with a full house or better in the middle",
+        button_stays="The button stays put when the next hand has a fantasyland",
+        moon="Shooting the moon: a clean board with a jack-high bottom wins a bonus",
+        moon_points="Units the moon wins from each opponent",
+        bonuses="Chinese: row bonuses (top trips 3, middle full house 2, ...)",
+        surrender="Chinese: units a surrender pays each opponent",
+        six_pairs="Chinese natural's value (0: not a natural here)",
+        three_straights="Chinese natural's value (0: not a natural here)",
+        three_flushes="Chinese natural's value (0: not a natural here)",
+        dragon="Chinese natural's value (0: not a natural here)",
+        timer="Seconds per decision", set_timer="Seconds for a fantasyland or chinese set",
+    )
+    async def options(
+        self, interaction: discord.Interaction, scoring: Scoring | None = None,
+        fantasyland: bool | None = None, strict_top: bool | None = None,
+        progressive: bool | None = None, progressive_stay: bool | None = None,
+        stay_full_house: bool | None = None, button_stays: bool | None = None,
+        moon: bool | None = None, moon_points: app_commands.Range[int, 0, 1000] | None = None,
+        bonuses: bool | None = None, surrender: app_commands.Range[int, 0, 100] | None = None,
+        six_pairs: app_commands.Range[int, 0, 100] | None = None,
+        three_straights: app_commands.Range[int, 0, 100] | None = None,
+        three_flushes: app_commands.Range[int, 0, 100] | None = None,
+        dragon: app_commands.Range[int, 0, 100] | None = None,
+        timer: app_commands.Range[int, 10, 600] | None = None,
+        set_timer: app_commands.Range[int, 10, 1200] | None = None,
+    ) -> None:
+        changes = {
+            "scoring": scoring, "fantasyland": fantasyland, "strict_top": strict_top,
+            "progressive": progressive, "progressive_stay": progressive_stay,
+            "stay_middle_full_house": stay_full_house,
+            "button_stays_for_fantasyland": button_stays, "shoot_the_moon": moon,
+            "shoot_the_moon_points": moon_points, "chinese_bonuses": bonuses,
+            "chinese_surrender": surrender, "six pairs": six_pairs,
+            "three straights": three_straights, "three flushes": three_flushes,
+            "dragon": dragon, "timer": timer, "set_timer": set_timer,
+        }
+        words, later = await self.service.set_options(
+            _channel_id(interaction), interaction.user.id, _manage(interaction), **changes
+        )
+        if not words:
+            await interaction.response.send_message(
+                "Those are already this table's options: nothing changed.", ephemeral=True)
+            return
+        when = "from the next hand" if later else "now"
+        await interaction.response.send_message(
+            f"⚙️ **{md(_name(interaction.user))}** changed the table's options ({when}): "
+            + "; ".join(words) + "."
+        )
+
     @app_commands.command(name="history", description="The last hands at this table")
     async def history(
         self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5

@@ -20,6 +20,21 @@ SCOOP_BONUS = {"1-6": 3, "2-4": 0, "1-4": 1, "1-3": 0}
 OVERALL_BONUS = {"1-6": 0, "2-4": 1, "1-4": 0, "1-3": 0}
 
 
+OPTION_LABELS: dict[str, str] = {
+    "strict_top": "strict top",
+    "stay_middle_full_house": "stay with a middle full house",
+    "progressive_stay": "progressive stay",
+    "button_stays_for_fantasyland": "button stays for fantasyland",
+    "shoot_the_moon": "shooting the moon",
+    "shoot_the_moon_points": "moon points",
+    "chinese_bonuses": "row bonuses",
+    "chinese_surrender": "surrender pays",
+    "timer": "clock",
+    "set_timer": "clock for a full set",
+}
+"""Words for the options whose field name does not read well."""
+
+
 class RulesError(ValueError):
     """An invalid combination of table options."""
 
@@ -131,6 +146,38 @@ class Rules:
                 f"{self.variant} is played by {self.min_players} to {self.max_players} players, "
                 f"not {n}"
             )
+
+    def fantasyland_cards_now(self, earned: int) -> int:
+        """The size of a fantasyland hand earned as ``earned`` cards, dealt under these rules
+        (a table whose options changed since it was earned): none when fantasyland is off, 13
+        in ofc, 14 in pineapple that is not progressive."""
+        if earned <= 0 or not self.has_fantasyland:
+            return 0
+        if self.variant == "ofc":
+            return 13
+        return min(max(earned, 14), 17) if self.progressive else 14
+
+    def changes_from(self, old: Rules) -> list[str]:
+        """The options that differ from ``old``, in words (``"strict top: off → on"``)."""
+
+        def word(value: Any) -> str:
+            if isinstance(value, bool):
+                return "on" if value else "off"
+            return str(value)
+
+        out = []
+        for f in fields(self):
+            before, after = getattr(old, f.name), getattr(self, f.name)
+            if before == after or f.name in ("naturals", "extra"):
+                continue
+            label = OPTION_LABELS.get(f.name, f.name.replace("_", " "))
+            unit = " s" if f.name in ("timer", "set_timer") else ""
+            out.append(f"{label}: {word(before)}{unit} → {word(after)}{unit}")
+        was, now = old.natural_values, self.natural_values
+        for name in NATURAL_NAMES:
+            if was.get(name) != now.get(name):
+                out.append(f"natural {name}: {was.get(name, 'off')} → {now.get(name, 'off')}")
+        return out
 
     def with_options(self, **changes: Any) -> Rules:
         """These rules with some options changed; a new variant brings its own default

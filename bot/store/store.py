@@ -71,7 +71,7 @@ _MIGRATION_NAME = re.compile(r"(\d{3,})_[A-Za-z0-9_]+\.sql")
 TABLE_STATUSES = ("open", "closing", "closed")
 LEADERBOARD_KEYS = ("units", "points", "hands", "fantasylands")
 HISTORY_POINTS = 30
-_TABLE_FIELDS = ("status", "message_id", "button", "hand_no", "extra")
+_TABLE_FIELDS = ("status", "message_id", "button", "hand_no", "extra", "rules")
 _SEAT_FIELDS = ("sitting_out", "leaving", "name", "bot_level")
 _Params = Sequence[Any] | Mapping[str, Any]
 
@@ -601,7 +601,7 @@ class Store:
         self, table_id: int, *, now: float | None = None, **fields: Any
     ) -> TableRow:
         """Change ``status`` ('open'|'closing'|'closed'), ``message_id``, ``button``,
-        ``hand_no`` or ``extra`` (a JSON object, replaced whole).  Returns the new row.
+        ``hand_no``, ``extra`` or ``rules`` (JSON objects, replaced whole).  Returns the new row.
 
         Closing (``status='closed'``) is final and, in the same transaction, aborts a hand
         still playing (no units move), cashes out every seat still there and marks all
@@ -622,8 +622,9 @@ class Store:
         for key in ("button", "hand_no"):
             if key in fields:
                 sets[key] = _id(fields[key], key)
-        if "extra" in fields:
-            sets["extra"] = _dumps(dict(fields["extra"]))
+        for key in ("extra", "rules"):
+            if key in fields:
+                sets[key] = _dumps(dict(fields[key]))
         when = _now(now)
         async with self._write():
             table = await self._table(table_id)

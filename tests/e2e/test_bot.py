@@ -575,3 +575,23 @@ async def test_a_fantasyland_dm_that_fails_otherwise_falls_back_to_the_channel(
         assert f"<@{w.bob.id}>" in note.content
         panel = await w.click(w.bob, note, label="Open my panel")
         assert panel.ephemeral and len(panel_cards(panel.content)) == 14
+
+
+async def test_table_options_by_the_creator(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-options") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="chinese", stake=1)
+        await w.slash(w.bob, "ofc join")
+        r = await w.slash(w.bob, "ofc options", surrender=5)
+        assert r.ephemeral and "creator or a server manager" in r.content
+        r = await w.slash(w.alice, "ofc options", progressive=False)
+        assert r.ephemeral and "fantasyland option" in r.content
+        r = await w.slash(w.alice, "ofc options", surrender=5, dragon=20, strict_top=True)
+        assert not r.ephemeral and "changed the table's options (now)" in r.content
+        assert "surrender pays: 3 → 5" in r.content and "natural dragon: 13 → 20" in r.content
+        r = await w.slash(w.alice, "ofc rules")
+        assert "Surrender pays 5 to each opponent." in r.content and "dragon 20" in r.content
+        await w.slash(w.alice, "ofc start")
+        r = await w.slash(w.bob, "ofc surrender")
+        assert "pay 5" in r.content
+        w.fake.assert_clean()

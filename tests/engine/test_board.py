@@ -41,6 +41,10 @@ def test_worked_example_1_royalties_and_fantasyland() -> None:
 def test_worked_example_2_foul() -> None:
     f = Board.parse(F)
     assert f.is_foul()
+    # the reason RULES.md gives (top AA K above middle AA Q 7 3) fouls on its own: the same
+    # top and middle over a bottom that beats the middle
+    assert Board.parse("Ah Ad Kc / As Ac Qd 7s 3c / Kh Kd Ks 5h 2h").is_foul()
+    assert not Board.parse("Ah Ad Qc / As Ac Kd 7s 3c / Kh Kc Ks 5h 2h").is_foul()
     assert f.royalties() == 0
     assert f.fantasyland_cards() == 0
 

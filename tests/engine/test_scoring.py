@@ -86,6 +86,21 @@ def test_chinese_bonuses_paid_by_winning_row() -> None:
     assert settle([a, b], rules.with_options(chinese_bonuses=False)).totals == [4, -4]
 
 
+@pytest.mark.parametrize(("winner", "row", "bonus"), [
+    ("2h 3d 4c / 8s 8c 8h 8d Jc / 9s 9c 9h 9d Kc", 1, 8),  # middle quads
+    ("2h 3d 4c / 5s 6s 7s 8s 9s / Th Jh Qh Kh Ah", 1, 10),  # middle straight flush
+    ("2h 3d 4c / 5h 5d 6c 6d 7h / 8c 9c Tc Jc Qc", 2, 5),  # bottom straight flush
+])
+def test_every_chinese_bonus(winner: str, row: int, bonus: int) -> None:
+    rules = Rules(variant="chinese")
+    loser = Board.parse("Ac Kd 5c / 2s 2d 4h 6h 7d / As Ad Ks Qd 4d")
+    assert not loser.is_foul() and not Board.parse(winner).is_foul()
+    s = settle([Board.parse(winner), loser], rules)
+    assert s.pair(0, 1).row_points[row] == bonus
+    assert settle([Board.parse(winner), loser], rules.with_options(
+        chinese_bonuses=False)).pair(0, 1).row_points[row] == 1
+
+
 def test_chinese_naturals() -> None:
     rules = Rules(variant="chinese")
     s = settle([None, R, None], rules, naturals={0: "dragon", 2: "six pairs"})

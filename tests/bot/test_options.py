@@ -1,0 +1,152 @@
+"""/ofc options: every "(option)" point of RULES.md can be changed by the table's creator or a
+server manager; changes made during a hand wait for the next one."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.service import ServiceError
+from engine import Rules
+
+from .test_service import ALICE, BOB, CAROL, CH, G, finish_by_autoplay, make, until
+
+
+async def test_only_the_creator_or_a_manager_changes_options() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt1")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    with pytest.raises(ServiceError, match="creator or a server manager"):
+        await svc.set_options(CH, BOB, False, strict_top=True)
+    words, later = await svc.set_options(CH, BOB, True, strict_top=True)  # a manager
+    assert words == ["strict top: off → on"] and not later
+    with pytest.raises(ServiceError, match="at least one option"):
+        await svc.set_options(CH, ALICE, False, strict_top=None)
+    assert await svc.set_options(CH, ALICE, False, strict_top=True) == ([], False)
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_options_between_hands_apply_to_the_next_deal_and_survive_a_restart(
+    tmp_path: object,
+) -> None:
+    db = f"{tmp_path}/o.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "opt2")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    await svc.join(G, CH, BOB, "bob")
+    words, later = await svc.set_options(
+        CH, ALICE, False, scoring="1-4", shoot_the_moon=True, shoot_the_moon_points=10,
+        progressive=False, stay_middle_full_house=False, button_stays_for_fantasyland=False,
+        timer=90,
+    )
+    assert not later and words == [
+        "scoring: 1-6 → 1-4", "progressive: on → off", "stay with a middle full house: on → off",
+        "button stays for fantasyland: on → off", "shooting the moon: off → on",
+        "moon points: 20 → 10", "clock: 60 s → 90 s",  # the set clock (120 s) is still longer
+    ]
+    await svc.shutdown()
+    await store.close()
+    svc, rec, store = await make(db, seed_factory=lambda: "opt2")
+    await svc.recover()
+    t = svc.table_in_channel(CH)
+    expected = Rules(variant="pineapple", scoring="1-4", shoot_the_moon=True,
+                     shoot_the_moon_points=10, progressive=False, stay_middle_full_house=False,
+                     button_stays_for_fantasyland=False, timer=90)
+    assert t.table_rules == expected
+    await svc.start(CH, ALICE)
+    assert t.hand is not None and t.hand.rules == expected
+    assert any("Shooting the moon" in line for line in svc.rules_text(CH))
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_options_changed_during_a_hand_wait_for_the_next_one() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt3")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    words, later = await svc.set_options(CH, ALICE, False, strict_top=True, timer=30)
+    assert later and words == ["strict top: off → on", "clock: 60 s → 30 s"]
+    assert not t.hand.rules.strict_top and not t.rules.strict_top  # this hand keeps its rules
+    assert t.table_rules.strict_top and t.table_rules.set_timer == 120
+    assert svc.rules_text(CH)[-1] == "From the next hand: strict top: off → on; clock: 60 s → 30 s."
+    await finish_by_autoplay(svc)
+    await until(lambda: t.row.hand_no == 2 and t.hand is not None)  # dealt on its own
+    assert t.hand is not None and t.hand.rules.strict_top and t.hand.rules.timer == 30
+    assert not any("From the next hand" in line for line in svc.rules_text(CH))
+    await svc.shutdown()
+    await store.close()
+
+
+@pytest.mark.parametrize(("variant", "option", "message"), [
+    ("ofc", {"chinese_surrender": 5}, "“surrender pays” is an option of chinese poker"),
+    ("pineapple", {"dragon": 20}, "“dragon” is an option of chinese poker"),
+    ("chinese", {"fantasyland": False}, "fantasyland option; chinese poker has no"),
+    ("chinese", {"progressive": False}, "fantasyland option"),
+    ("ofc", {"progressive_stay": True}, "option of pineapple; this table plays ofc"),
+    ("pineapple", {"progressive": False, "progressive_stay": True}, "progressive stay table"),
+])
+async def test_options_that_do_not_apply_are_refused_and_change_nothing(
+    variant: str, option: dict[str, object], message: str,
+) -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt4")
+    await svc.new_table(G, CH, ALICE, "alice", variant=variant)
+    t = svc.table_in_channel(CH)
+    before = t.row.rules
+    with pytest.raises(ServiceError, match=message):
+        await svc.set_options(CH, ALICE, False, **option)
+    assert t.row.rules == before
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_chinese_naturals_bonuses_and_surrender() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt5")
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
+    words, _ = await svc.set_options(CH, ALICE, False, **{
+        "dragon": 26, "six pairs": 0, "chinese_bonuses": False, "chinese_surrender": 2})
+    assert words == ["row bonuses: on → off", "surrender pays: 3 → 2",
+                     "natural six pairs: 3 → off", "natural dragon: 13 → 26"]
+    rules = svc.table_in_channel(CH).table_rules
+    assert rules.natural_values == {"three straights": 3, "three flushes": 3, "dragon": 26}
+    assert not rules.chinese_bonuses and rules.chinese_surrender == 2
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_fantasyland_off_frees_the_owed_hand_and_progressive_off_deals_fourteen() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt6")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    await svc.join(G, CH, BOB, "bob")
+    t = svc.table_in_channel(CH)
+    await store.update_table(t.id, extra={"fantasyland": {"0": 16}, "fantasyland_owed_by": [0, 1]})
+    await svc._refresh(t)
+    await svc.set_options(CH, ALICE, False, progressive=False)
+    await svc.start(CH, ALICE)  # earned as AA (16 cards), dealt under the new rules: 14
+    assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(0)] == 14
+    await svc.shutdown()
+    await store.close()
+
+    svc, rec, store = await make(seed_factory=lambda: "opt7")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    await svc.join(G, CH, BOB, "bob")
+    t = svc.table_in_channel(CH)
+    await store.update_table(t.id, extra={"fantasyland": {"0": 15}, "fantasyland_owed_by": [0, 1]})
+    await svc._refresh(t)
+    assert t.owes_fantasyland(1)
+    await svc.set_options(CH, CAROL, True, fantasyland=False)
+    assert t.fantasyland_pending == {} and not t.owes_fantasyland(1)
+    assert "You left the table" in await svc.leave(CH, BOB)  # not held for it any more
+    await svc.shutdown()
+    await store.close()
+
+
+def test_fantasyland_cards_under_changed_rules() -> None:
+    pine = Rules(variant="pineapple")
+    assert [pine.fantasyland_cards_now(k) for k in (0, 14, 15, 16, 17)] == [0, 14, 15, 16, 17]
+    flat = Rules(variant="pineapple", progressive=False)
+    assert [flat.fantasyland_cards_now(k) for k in (14, 17)] == [14, 14]
+    assert Rules(variant="ofc").fantasyland_cards_now(15) == 13
+    assert Rules(variant="ofc", fantasyland=False).fantasyland_cards_now(13) == 0
+    assert Rules(variant="chinese").fantasyland_cards_now(14) == 0
