@@ -474,6 +474,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="You", help="your name at the table")
     p.add_argument("--fantasyland", type=int, default=0, metavar="CARDS",
                    help="practice: start in fantasyland with this many cards (13-17)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a table option, as in /ofc options (repeatable): strict_top=on, "
+                   "scoring=1-4, moon=on, progressive=off, dragon=20, ...")
     p.add_argument("--sims", type=int, default=None, help=argparse.SUPPRESS)
     return p
 
@@ -499,19 +502,19 @@ def main(
         return 2
 
     try:
-        rules = Rules(variant=args.variant)
+        rules = Rules(variant=args.variant).with_text_options(args.option)
+    except RulesError as exc:
+        return refuse(f"--option {exc}")
+    try:
         rules.check_players(args.bots + 1)
     except RulesError as exc:
         return refuse(f"{exc}: choose --bots from {rules.min_players - 1} to "
                       f"{rules.max_players - 1}")
     if args.hands < 1:
         return refuse("--hands must be at least 1")
-    if args.fantasyland and (
-        not rules.has_fantasyland or not 13 <= args.fantasyland <= 17
-        or (rules.variant == "ofc" and args.fantasyland != 13)
-    ):
-        return refuse("--fantasyland: ofc deals 13 cards, pineapple 13 to 17; chinese has no "
-                      "fantasyland")
+    if args.fantasyland and rules.fantasyland_cards_now(args.fantasyland) != args.fantasyland:
+        return refuse("--fantasyland: ofc deals 13 cards, pineapple 14 to 17 (14 when not "
+                      "progressive); chinese, or fantasyland=off, has none")
     args.name = " ".join(args.name.split())
     if not args.name or args.name in {f"Bot {i}" for i in range(1, args.bots + 1)}:
         return refuse("--name: choose a name that is not blank and not a bot's (Bot 1, ...)")

@@ -800,17 +800,11 @@ class TableService:
             if name in only["pineapple"][:2] and variant != "pineapple":
                 raise ServiceError(f"“{label}” is an option of pineapple; this table plays "
                                    f"{variant}.")
-        naturals = old.natural_values
-        for name in NATURAL_NAMES:
-            if name in changes:
-                naturals[name] = int(changes.pop(name))
+        naturals = {name: int(changes.pop(name)) for name in NATURAL_NAMES if name in changes}
         if "timer" in changes and "set_timer" not in changes:
             changes["set_timer"] = max(old.set_timer, int(changes["timer"]))
         try:
-            return old.with_options(
-                naturals=tuple((n, naturals[n]) for n in NATURAL_NAMES if naturals.get(n)),
-                **changes,
-            )
+            return old.with_options(naturals=old.naturals_with(naturals), **changes)
         except (RulesError, TypeError) as e:
             raise ServiceError(str(e)) from None
 

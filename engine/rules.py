@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
@@ -33,6 +34,30 @@ OPTION_LABELS: dict[str, str] = {
     "set_timer": "clock for a full set",
 }
 """Words for the options whose field name does not read well."""
+
+OPTION_ALIASES: dict[str, str] = {
+    "stay_full_house": "stay_middle_full_house",
+    "button_stays": "button_stays_for_fantasyland",
+    "moon": "shoot_the_moon",
+    "moon_points": "shoot_the_moon_points",
+    "bonuses": "chinese_bonuses",
+    "surrender": "chinese_surrender",
+    "six_pairs": "six pairs",
+    "three_straights": "three straights",
+    "three_flushes": "three flushes",
+}
+"""Short names of options (those of ``/ofc options``) -> ``Rules`` fields or natural names."""
+
+OPTION_NAMES: tuple[str, ...] = (
+    "scoring", "fantasyland", "strict_top", "progressive", "progressive_stay", "stay_full_house",
+    "button_stays", "moon", "moon_points", "bonuses", "surrender", "six_pairs",
+    "three_straights", "three_flushes", "dragon", "timer", "set_timer",
+)
+"""Every option a table can change, by its short name."""
+
+_WHOLE_OPTIONS = ("shoot_the_moon_points", "chinese_surrender", "timer", "set_timer")
+_ON = ("on", "true", "yes", "1")
+_OFF = ("off", "false", "no", "0")
 
 
 class RulesError(ValueError):
@@ -178,6 +203,42 @@ class Rules:
             if was.get(name) != now.get(name):
                 out.append(f"natural {name}: {was.get(name, 'off')} → {now.get(name, 'off')}")
         return out
+
+    def with_text_options(self, texts: Sequence[str]) -> Rules:
+        """These rules with options given as ``name=value`` texts (``strict_top=on``,
+        ``scoring=1-4``, ``dragon=20``; the names of ``OPTION_ALIASES`` too), or a
+        ``RulesError`` naming the text that is wrong."""
+        changes: dict[str, Any] = {}
+        naturals: dict[str, int] = {}
+        for text in texts:
+            name, sep, value = (part.strip() for part in text.partition("="))
+            key = OPTION_ALIASES.get(name, name)
+            if not sep or key in ("variant", "extra", "naturals") or key not in (
+                {f.name for f in fields(self)} | set(NATURAL_NAMES)
+            ):
+                raise RulesError(
+                    f"'{text}' is not an option: write name=value with a name from "
+                    f"{', '.join(sorted(OPTION_NAMES))}"
+                )
+            if key in NATURAL_NAMES or key in _WHOLE_OPTIONS:
+                if not value.isdigit():
+                    raise RulesError(f"'{text}': {name} needs a whole number")
+                if key in NATURAL_NAMES:
+                    naturals[key] = int(value)
+                else:
+                    changes[key] = int(value)
+            elif key == "scoring":
+                changes[key] = value
+            elif value.lower() in _ON or value.lower() in _OFF:
+                changes[key] = value.lower() in _ON
+            else:
+                raise RulesError(f"'{text}': {name} is on or off")
+        return self.with_options(naturals=self.naturals_with(naturals), **changes)
+
+    def naturals_with(self, values: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+        """The table of naturals with some values changed (0 takes a natural off)."""
+        table = {**self.natural_values, **values}
+        return tuple((n, table[n]) for n in NATURAL_NAMES if table.get(n))
 
     def with_options(self, **changes: Any) -> Rules:
         """These rules with some options changed; a new variant brings its own default

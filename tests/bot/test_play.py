@@ -155,7 +155,39 @@ def test_fantasyland_practice_and_carry_over(capsys: pytest.CaptureFixture[str])
         second = out[out.index("Hand 2 of 2"):]
         assert "Set your 13 cards" in second
     code, out = run(["--variant", "chinese", "--fantasyland", "14", *FAST], [])
-    assert code == 2 and "no fantasyland" in capsys.readouterr().err
+    assert code == 2 and "has none" in capsys.readouterr().err
+    for bad in (["--variant", "pineapple", "--fantasyland", "13"],  # pineapple deals 14+
+                ["--variant", "pineapple", "--fantasyland", "15", "--option", "progressive=off"],
+                ["--variant", "ofc", "--fantasyland", "14"],
+                ["--fantasyland", "13", "--option", "fantasyland=off"]):
+        code, out = run([*bad, *FAST], [])
+        assert code == 2 and "--fantasyland: ofc deals 13" in capsys.readouterr().err
+
+
+def test_table_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(["--variant", "chinese", "--option", "surrender=5", "--option", "dragon=0",
+                     "--seed", "t9", *FAST], ["surrender", "quit"])
+    assert code == 0 and "surrender -5" in out and "Bot 1           +5" in out
+    for bad, says in ((["--option", "strict_top"], "is not an option"),
+                      (["--option", "colour=red"], "is not an option"),
+                      (["--option", "strict_top=maybe"], "strict_top is on or off"),
+                      (["--option", "moon_points=-3"], "moon_points needs a whole number"),
+                      (["--option", "scoring=1-9"], "Unknown scoring method"),
+                      (["--option", "variant=chinese"], "is not an option")):
+        code, out = run([*bad, *FAST], [])
+        assert code == 2 and says in capsys.readouterr().err
+
+
+def test_text_options_match_the_table_command() -> None:
+    from engine import Rules
+
+    rules = Rules(variant="chinese").with_text_options(
+        ["strict_top=on", "scoring = 1-4", "bonuses=off", "six_pairs=0", "dragon=26",
+         "timer=30", "moon=yes", "moon_points=10"])
+    assert rules == Rules(variant="chinese", strict_top=True, scoring="1-4",
+                          chinese_bonuses=False, timer=30, shoot_the_moon=True,
+                          shoot_the_moon_points=10,
+                          naturals=(("three straights", 3), ("three flushes", 3), ("dragon", 26)))
 
 
 def test_a_terminal_that_is_not_utf8() -> None:
