@@ -20,7 +20,7 @@ play: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict engine
+	$(VENV)/bin/mypy --strict engine renderer bot cogs
 
 test: lint
 	$(PY) -m pytest -q

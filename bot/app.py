@@ -48,7 +48,7 @@ class OFCBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.settings.database)
-        options = {"next_hand_delay": self.settings.next_hand_delay}
+        options: dict[str, Any] = {"next_hand_delay": self.settings.next_hand_delay}
         options.update(self.service_options)
         self.service = TableService(self.store, **options)
         for ext in EXTENSIONS:

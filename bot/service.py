@@ -952,7 +952,7 @@ class TableService:
         return {
             "engine": t.hand.to_json(),
             "seats": t.hand_seats,
-            "users": [t.seat_by_no(no).user_id if t.seat_by_no(no) else 0 for no in t.hand_seats],
+            "users": [seat.user_id if (seat := t.seat_by_no(no)) else 0 for no in t.hand_seats],
             "deadlines": {str(k): v for k, v in t.deadlines.items()},
             "drafts": {str(k): d.to_json() for k, d in t.drafts.items()},
             "practice": t.hand_practice,
@@ -1197,9 +1197,9 @@ class TableService:
                     cards = [Card(v) for v in values]
                 except CardError as e:
                     raise ServiceError(str(e)) from None
-                free = [c for c in req.cards if c not in {a for a, _ in draft.assigned}]
+                unplaced = [c for c in req.cards if c not in {a for a, _ in draft.assigned}]
                 for c in cards:
-                    if c not in free:
+                    if c not in unplaced:
                         raise ServiceError(f"{c} is not in your hand")
                 draft.selected = cards
             elif action in ROW_NAMES:
@@ -1207,8 +1207,8 @@ class TableService:
                 if not draft.selected:
                     raise ServiceError("Pick cards in the menu first, then press a row.")
                 if row == 3:
-                    already = sum(1 for _, r in draft.assigned if r == 3)
-                    if already + len(draft.selected) > req.discard:
+                    dropped = sum(1 for _, r in draft.assigned if r == 3)
+                    if dropped + len(draft.selected) > req.discard:
                         raise ServiceError(
                             f"You discard {req.discard} card{'s' if req.discard != 1 else ''} "
                             "this round." if req.discard else "Nothing is discarded this round."
@@ -1450,7 +1450,8 @@ class TableService:
             for j in range(n):
                 if is_bot[i] or is_bot[j] or practice:
                     matrix[i][j] = 0
-        stacks = [10**12 if is_bot[i] else (seats[i].stack if seats[i] else 0) for i in range(n)]
+        stacks = [10**12 if is_bot[i] else (seat.stack if (seat := seats[i]) else 0)
+                  for i in range(n)]
         units = units_moved(matrix, t.row.stake, stacks, hand.button)
         results = []
         movements: dict[int, int] = {}

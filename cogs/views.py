@@ -188,7 +188,8 @@ class PanelSelect(
         return cls(f"{match['t']}:{match['s']}:{match['h']}:{match['k']}")
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        values = list((interaction.data or {}).get("values", []))  # type: ignore[union-attr]
+        data: Any = interaction.data or {}
+        values = [str(v) for v in data.get("values", [])]
         await _guard(interaction, panel_click(interaction, self.base, "pick", values))
 
 
