@@ -9,12 +9,14 @@ next hand is dealt, a showdown) are told to a ``Notifier`` that the Discord side
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
 from engine.cards import cards_from_json, cards_to_json
@@ -130,6 +132,11 @@ SAVE_RETRY = 2.0
 wait doubles with every failure in a row, up to ``SAVE_RETRY_MAX``."""
 
 SAVE_RETRY_MAX = 60.0
+
+LOAD_ATTEMPTS = 3
+LOAD_RETRY = 0.5
+"""At start, a table whose loading fails (a database error) is tried again after 0.5 s, then
+1 s; after 3 attempts it is left out (logged) until the next start."""
 
 SAVE_FAILURES_NOTICE = 3
 """Saves failed in a row before the channel is told that the table is stuck (once; it is told
@@ -354,21 +361,16 @@ class TableService:
         resumed = []
         unreadable: dict[int, int] = {}  # table id -> number of the hand voided
         for row in await self.store.open_tables():
-            try:
-                t = TableState(row=row, seats=await self.store.seats(row.id))
+            for attempt in range(1, LOAD_ATTEMPTS + 1):  # a database error may pass
                 try:
-                    hand_row = await self.store.current_hand(row.id)
-                    if hand_row is not None:
-                        self._load_hand(t, hand_row)
-                except Exception:  # e.g. written by another version: void it, play on
-                    log.exception("the hand of table %s cannot be loaded; voiding it", row.id)
-                    number = await self.store.abort_unreadable_hand(row.id, self.clock())
-                    t.hand, t.hand_row, t.hand_seats, t.stored = None, None, [], None
-                    t.deadlines, t.drafts = {}, {}
-                    if number is not None:
-                        unreadable[row.id] = number
-            except Exception:  # one broken table must not keep the others down
-                log.exception("loading table %s failed", row.id)
+                    t = await self._load_table(row, unreadable)
+                    break
+                except Exception:  # one broken table must not keep the others down
+                    log.exception("loading table %s failed (attempt %d of %d)", row.id,
+                                  attempt, LOAD_ATTEMPTS)
+                    if attempt < LOAD_ATTEMPTS:
+                        await asyncio.sleep(LOAD_RETRY * attempt)
+            else:
                 continue
             self.tables[row.id] = t
             self._by_channel[row.channel_id] = row.id
@@ -403,6 +405,25 @@ class TableService:
     def _load_hand(self, t: TableState, hand_row: HandRow) -> None:
         t.hand_row = hand_row
         self._restore(t, hand_row.state)
+
+    async def _load_table(self, row: TableRow, unreadable: dict[int, int]) -> TableState:
+        """A stored table and its hand (a hand that cannot be read back is voided and its
+        number noted in ``unreadable``)."""
+        t = TableState(row=row, seats=await self.store.seats(row.id))
+        try:
+            hand_row = await self.store.current_hand(row.id)
+            if hand_row is not None:
+                self._load_hand(t, hand_row)
+        except sqlite3.Error:  # the database, not the hand: the caller tries again
+            raise
+        except Exception:  # e.g. written by another version: void it, play on
+            log.exception("the hand of table %s cannot be loaded; voiding it", row.id)
+            number = await self.store.abort_unreadable_hand(row.id, self.clock())
+            t.hand, t.hand_row, t.hand_seats, t.stored = None, None, [], None
+            t.deadlines, t.drafts = {}, {}
+            if number is not None:
+                unreadable[row.id] = number
+        return t
 
     @staticmethod
     def _restore(t: TableState, st: dict[str, Any]) -> None:
@@ -571,6 +592,16 @@ class TableService:
         if row is not None:
             t.row = row
         t.seats = await self.store.seats(t.id)
+
+    async def _refresh_after_write(self, t: TableState, **written: Any) -> None:
+        """Read the table back after a write that committed.  Should that read fail, memory
+        takes the table fields just written (``written``) and goes on: the write happened, so
+        it must not be reported or retried as a failure (the next refresh reads the rest)."""
+        try:
+            await self._refresh(t)
+        except Exception:
+            log.exception("reading table %s back after a write failed", t.id)
+            t.row = dataclasses.replace(t.row, **written)
 
     def _forget(self, t: TableState) -> None:
         self.tables.pop(t.id, None)
@@ -888,20 +919,21 @@ class TableService:
         self._set_deadlines(t)
         state = self._state_json(t)
         t.hand = None
+        table_extra = {**t.row.extra, "fantasyland": self._carried_fantasyland(t),
+                       "fantasyland_owed_by": [], "button_before": None}
         try:
             # the hand, the button and the spent fantasyland in one transaction
             hand_row = await self.store.create_hand(
                 t.id, number, seed, rules.to_json(), state, self.clock(),
-                self._next_deadline(t), button=seat_nos[button],
-                table_extra={**t.row.extra, "fantasyland": self._carried_fantasyland(t),
-                             "fantasyland_owed_by": [], "button_before": None},
+                self._next_deadline(t), button=seat_nos[button], table_extra=table_extra,
             )
-            await self._refresh(t)
         except Exception:  # nothing dealt: the table waits as it did
             t.hand_seats, t.deadlines, t.waiting = [], {}, was_waiting
             raise
-        t.hand_row = hand_row
+        t.hand_row = hand_row  # dealt: whatever fails now, memory has the hand
         t.hand, t.stored = hand, state
+        await self._refresh_after_write(
+            t, hand_no=number, button=seat_nos[button], extra=table_extra)
         self._arm(t)
         self._schedule_bots(t)
 
@@ -1013,9 +1045,15 @@ class TableService:
             t.deadlines = {}
             try:  # the last action is kept even if settling has to wait
                 await self._save(t)
-            except Exception:  # the settlement writes the final state anyway
+            except Exception:  # the settlement writes the final state too: settle it now
                 log.exception("saving the final state of hand %s failed", t.hand_row and
                               t.hand_row.id)
+                try:
+                    await self._settle(t)
+                except Exception:  # neither written: the last action is not played
+                    log.exception("settling hand %s failed", t.hand_row and t.hand_row.id)
+                    self._not_saved(t)
+                return
             await self._showdown(t)
             return
         self._set_deadlines(t)
@@ -1023,17 +1061,22 @@ class TableService:
             await self._save(t)
         except Exception:
             log.exception("saving hand %s failed", t.hand_row and t.hand_row.id)
-            self._save_failed(t)
-            if t.stored is None:
-                raise
-            self._restore(t, t.stored)
-            self._arm(t)
-            raise ServiceError(
-                "The table could not be saved (a database problem), so that was not played: "
-                "please try again."
-            ) from None
+            self._not_saved(t)
         self._arm(t)
         self._schedule_bots(t)
+
+    def _not_saved(self, t: TableState) -> NoReturn:
+        """The action just played could not be written: memory goes back to what is stored
+        and the caller is told (a ``ServiceError``)."""
+        self._save_failed(t)
+        if t.stored is None:
+            raise ServiceError("The table could not be saved (a database problem).")
+        self._restore(t, t.stored)
+        self._arm(t)
+        raise ServiceError(
+            "The table could not be saved (a database problem), so that was not played: "
+            "please try again."
+        )
 
     def _turn_mark(self, t: TableState) -> tuple[int | None, int]:
         """Whose turn it is and how many actions that seat has taken: it changes when the turn
@@ -1491,11 +1534,12 @@ class TableService:
             seat_nos=tuple(t.hand_seats),
         )
         t.last_result = result
-        await self._clear_hand(t)
+        await self._clear_hand(t, button=button_seat, extra=extra)
         self._spawn(t, self._after_showdown(t, result))
 
-    async def _clear_hand(self, t: TableState) -> None:
-        """The hand is settled or voided: forget it in memory (lock held)."""
+    async def _clear_hand(self, t: TableState, **written: Any) -> None:
+        """The hand is settled or voided: forget it in memory (lock held).  ``written``: the
+        table fields the settlement or voiding wrote (see ``_refresh_after_write``)."""
         t.hand = None
         t.hand_row = None
         t.stored = None
@@ -1505,7 +1549,7 @@ class TableService:
         if t.timer is not None and t.timer is not asyncio.current_task():
             t.timer.cancel()
         t.timer = None
-        await self._refresh(t)
+        await self._refresh_after_write(t, **written)
 
     async def _void_hand(self, t: TableState) -> None:
         """A hand that cannot be settled is voided: no units move, a fantasyland it dealt is
@@ -1522,7 +1566,7 @@ class TableService:
         except Exception:
             log.exception("voiding hand %s failed", t.hand_row.id)
             return
-        await self._clear_hand(t)
+        await self._clear_hand(t, extra=extra)
         self._spawn(t, self._notify_void(t, number))
 
     async def _notify_void(self, t: TableState, number: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -828,5 +829,124 @@ async def test_a_save_that_keeps_failing_backs_off_and_tells_the_channel_once(
     await until(lambda: any("can save again" in str(x) for _, x in rec.events))
     stuck = [x for kind, x in rec.events if kind == "notice" and "cannot save" in str(x)]
     assert len(stuck) == 1 and flaky.failures == 5 and t.save_failures == 0
+    await svc.shutdown()
+    await store.close()
+
+
+class FailNext:
+    """Wraps a store method: after ``arm()`` its next call raises a database error once."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.armed, self.hits = real, False, 0
+
+    def arm(self) -> None:
+        self.armed = True
+
+    async def __call__(self, *args: Any, **kw: Any) -> Any:
+        if self.armed:
+            self.armed = False
+            self.hits += 1
+            raise sqlite3.OperationalError("database is locked")
+        return await self.real(*args, **kw)
+
+
+def _then(real: Any, after: Any) -> Any:
+    """``real`` (a store write), then ``after()``."""
+
+    async def call(*args: Any, **kw: Any) -> Any:
+        out = await real(*args, **kw)
+        after()
+        return out
+
+    return call
+
+
+async def test_a_read_failing_after_the_settlement_was_written_does_not_stop_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r33")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    seats = FailNext(store.seats)
+    monkeypatch.setattr(store, "seats", seats)
+    monkeypatch.setattr(store, "finish_hand", _then(store.finish_hand, seats.arm))
+    await finish_by_autoplay(svc)
+    await until(lambda: t.row.hand_no == 2 and t.hand is not None)  # the next hand follows
+    assert seats.hits == 1 and any(kind == "showdown" for kind, _ in rec.events)
+    first = await store.history(t.id, 5)
+    assert [h.number for h, _ in first] == [1] and first[0][0].status == "done"
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_read_failing_after_the_deal_was_written_keeps_the_hand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r34")
+    await _seated_pair(svc)
+    t = svc.table_in_channel(CH)
+    seats = FailNext(store.seats)
+    monkeypatch.setattr(store, "seats", seats)
+    monkeypatch.setattr(store, "create_hand", _then(store.create_hand, seats.arm))
+    assert await svc.start(CH, ALICE) == "Hand #1 is dealt."
+    assert seats.hits == 1 and t.hand is not None and t.row.hand_no == 1
+    stored = await store.current_hand(t.id)
+    assert stored is not None and t.hand_row is not None and stored.id == t.hand_row.id
+    assert "after this hand" in await svc.leave(CH, BOB)  # bob is in the hand: no cash-out now
+    user, text = _a_move_text(svc)
+    assert "Placed" in (await svc.place_text(CH, user, text)).text
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_table_whose_loading_fails_once_at_start_is_loaded_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    monkeypatch.setattr(service_module, "LOAD_RETRY", 0.01)
+    db = tmp_path / "load.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r35")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    await svc.shutdown()
+    await store.close()
+    svc, rec, store = await make(db, seed_factory=lambda: "r35")
+    seats = FailNext(store.seats)
+    seats.arm()
+    monkeypatch.setattr(store, "seats", seats)
+    current = FailNext(store.current_hand)
+    current.arm()  # a database error reading the hand must not void it
+    monkeypatch.setattr(store, "current_hand", current)
+    assert len(await svc.recover()) == 1 and seats.hits == 1 and current.hits == 1
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and t.hand_row is not None and t.hand_row.status == "playing"
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_the_last_move_is_played_only_once_it_is_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    """Its save and the settlement both fail: the player is told, and the stored hand still
+    waits for that move (it was not answered as played)."""
+    monkeypatch.setattr(service_module, "SETTLE_RETRY", 3600.0)
+    svc, rec, store = await make(tmp_path / "last.sqlite3", seed_factory=lambda: "r36")
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    user, text = _a_move_text(svc)
+    await svc.place_text(CH, user, text)  # the first set: saved
+    real_save, real_finish = store.save_hand_state, store.finish_hand
+    monkeypatch.setattr(store, "save_hand_state", Failing())
+    monkeypatch.setattr(store, "finish_hand", Failing())
+    user, text = _a_move_text(svc)
+    with pytest.raises(ServiceError, match="could not be saved"):
+        await svc.place_text(CH, user, text)
+    assert t.hand is not None and not t.hand.is_over and len(t.hand.log) == 1
+    monkeypatch.setattr(store, "save_hand_state", real_save)
+    monkeypatch.setattr(store, "finish_hand", real_finish)
+    assert "Your hand is set" in (await svc.place_text(CH, user, text)).text
+    await until(lambda: any(kind == "showdown" for kind, _ in rec.events))
     await svc.shutdown()
     await store.close()
