@@ -290,6 +290,8 @@ class ShowdownResult:
     natural_cards: tuple[tuple[Card, ...], ...]
     seat_nos: tuple[int, ...] = ()
     """Per hand seat, the table seat (from 0) it was dealt to."""
+    broke: tuple[int, ...] = ()
+    """Users whose stack this hand emptied: not dealt in until they buy in again."""
 
 
 @dataclass(frozen=True)
@@ -624,17 +626,24 @@ class TableService:
         async with t.lock:
             if t.row.status != "open":
                 raise ServiceError("This table is closing; open a new one with `/ofc new`.")
-            if t.seat_of_user(user_id):
-                raise ServiceError("You are already seated at this table.")
+            seated = t.seat_of_user(user_id)
+            if seated and not self.is_broke(t, seated):
+                raise ServiceError(
+                    f"You are already seated at this table ({seated.stack} units in your "
+                    "stack).")
+            if seated and t.hand is not None and t.hand_seat_of(seated.seat_no) is not None:
+                raise ServiceError("You are in the hand being played: buy in again after it.")
             settings = await self.store.get_settings(guild_id)
             amount = t.row.buyin if buyin is None else buyin
             self._check_money(settings, t.row.stake, amount)
-            seat_no = self._free_seat(t)
             await self.store.ensure_player(guild_id, user_id, name)
             try:
-                seat = await self.store.seat_player(
-                    t.id, seat_no, guild_id, user_id, name, amount, self.clock()
-                )
+                if seated:  # an empty stack: buy in again at the same seat
+                    seat = await self.store.rebuy(t.id, seated.seat_no, amount, self.clock())
+                else:
+                    seat = await self.store.seat_player(
+                        t.id, self._free_seat(t), guild_id, user_id, name, amount, self.clock()
+                    )
             except InsufficientFunds as e:
                 raise ServiceError(f"{e} Choose a smaller `buyin`.") from None
             except StoreError as e:
@@ -761,6 +770,9 @@ class TableService:
                          "you sit in again (leaving the table forfeits it).")
             return text
         back = "Welcome back: you stay at the table, and " if stays else "Welcome back: "
+        if self.is_broke(t, seat):
+            return (f"{back}your stack is empty, so you are not dealt in: `/ofc join` buys in "
+                    "again.")
         if waiting:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
         return f"{back}you will be dealt in from the next hand."
@@ -860,6 +872,7 @@ class TableService:
                 raise ServiceError(
                     "At least 2 players must be seated (and not sitting out) to start. "
                     "Invite someone with `/ofc join` or add a bot with `/ofc addbot`."
+                    + self._broke_note(t)
                 )
             if not self._can_deal(t):
                 raise ServiceError(self._why_waiting(t))
@@ -867,13 +880,29 @@ class TableService:
         await self._tell(t, self._announce_new_hand(t))
         return f"Hand #{t.row.hand_no} is dealt."
 
+    @staticmethod
+    def is_broke(t: TableState, seat: SeatRow) -> bool:
+        """A human at a table with stakes whose stack is empty: not dealt in until they buy
+        in again (``/ofc join``)."""
+        return not seat.is_bot and t.row.stake > 0 and seat.stack <= 0
+
+    def _broke_note(self, t: TableState) -> str:
+        """Who is not dealt in for an empty stack, and what to do (empty when nobody)."""
+        broke = [s for s in t.seats if self.is_broke(t, s) and not s.leaving]
+        if not broke:
+            return ""
+        names = ", ".join(f"<@{s.user_id}>" for s in broke)
+        return (f" {names} {'has' if len(broke) == 1 else 'have'} no units left at the table: "
+                "`/ofc join` buys in again (or `/ofc leave`).")
+
     def _why_waiting(self, t: TableState) -> str:
         """Why the next hand cannot be dealt, and what would deal it."""
         ready = self._ready_seats(t)
         if len(ready) >= 2:  # bots only
             return ("Waiting for a human: bots do not play each other alone (`/ofc sitin`, or "
                     "a player with units at the table).")
-        return "Waiting for at least 2 players who are not sitting out to deal the next hand."
+        return ("Waiting for at least 2 players who are not sitting out to deal the next hand."
+                + self._broke_note(t))
 
     def _can_deal(self, t: TableState) -> bool:
         """Two players or more are ready, at least one of them human (bots never play each
@@ -1533,8 +1562,11 @@ class TableService:
             practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
             seat_nos=tuple(t.hand_seats),
         )
-        t.last_result = result
         await self._clear_hand(t, button=button_seat, extra=extra)
+        if not practice:
+            result = dataclasses.replace(result, broke=tuple(
+                s.user_id for s in t.seats if s.seat_no in result.seat_nos and self.is_broke(t, s)))
+        t.last_result = result
         self._spawn(t, self._after_showdown(t, result))
 
     async def _clear_hand(self, t: TableState, **written: Any) -> None:

@@ -340,6 +340,10 @@ class Presenter:
         lines.append(describe_showdown(for_message(view)))
         if r.practice:
             lines.append("Practice: no units moved.")
+        if r.broke:
+            who = ", ".join(f"<@{u}>" for u in r.broke)
+            lines.append(f"💸 {who}: your stack is empty, so you sit the next hands out. "
+                         "`/ofc join` buys in again (or `/ofc leave`).")
         first, *rest = split_message("\n".join(lines))
         channel = self.channel(t)
         await channel.send(first, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))

@@ -725,6 +725,52 @@ class Store:
             assert seat is not None
             return seat
 
+    async def rebuy(
+        self, table_id: int, seat_no: int, buyin: int, now: float | None = None
+    ) -> SeatRow:
+        """A human whose stack is empty buys in again at the same seat, in one transaction:
+        the old seat is left (nothing to cash out) and a new one takes its number with
+        ``buyin`` units from the wallet (ledger 'buyin').  Errors: InsufficientFunds,
+        NotFound, StoreError (a bot, or a stack that is not empty), TableClosed."""
+        table_id, seat_no = _id(table_id, "table_id"), _id(seat_no, "seat_no")
+        buyin = _whole(buyin, "The buy-in")
+        if buyin <= 0:
+            raise StoreError("The buy-in must be at least 1.")
+        when = _now(now)
+        async with self._write():
+            table = await self._table(table_id)
+            if table is None:
+                raise NotFound("That table no longer exists.")
+            if table.status != "open":
+                raise TableClosed(f"This table is {table.status}; nobody can buy in.")
+            seat = await self._active_seat(table_id, seat_no)
+            if seat is None:
+                raise NotFound(f"Nobody sits in seat {seat_no}.")
+            if seat.is_bot:
+                raise StoreError("A bot does not buy in.")
+            stack = await self._stack(table_id, seat.user_id)
+            if stack:
+                raise StoreError(f"Your stack is not empty ({_units(stack)}).")
+            balance = await self._balance(seat.guild_id, seat.user_id)
+            if balance < buyin:
+                raise InsufficientFunds(
+                    f"You have {_units(balance)}; the buy-in is {buyin}.",
+                    have=balance, need=buyin,
+                )
+            await self._unseat(seat, when)
+            seat_id = await self._insert(
+                "INSERT INTO seats (table_id, seat_no, guild_id, user_id, name, is_bot,"
+                " bot_level, buyin, joined_at) VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?)",
+                (table_id, seat_no, seat.guild_id, seat.user_id, seat.name, buyin, when),
+            )
+            await self._ledger(seat.guild_id, seat.user_id, "balance", "buyin", -buyin, when,
+                               table_id=table_id, seat_id=seat_id)
+            await self._ledger(seat.guild_id, seat.user_id, "stack", "buyin", buyin, when,
+                               table_id=table_id, seat_id=seat_id)
+            new = await self._active_seat(table_id, seat_no)
+            assert new is not None
+            return new
+
     async def seats(self, table_id: int) -> list[SeatRow]:
         """Seats still taken (not left), by seat number, with the ledger stack."""
         async with self._lock:

@@ -197,3 +197,45 @@ async def test_a_waiting_table_deals_when_a_player_arrives() -> None:
         await svc.start(CH, ALICE)
     await svc.shutdown()
     await store.close()
+
+
+async def test_an_empty_stack_is_told_and_buys_in_again_at_its_seat() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "svc-broke")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=10, buyin=100)
+    t = svc.table_in_channel(CH)
+    await store.ensure_player(G, BOB, "bob")
+    await store.seat_player(t.id, 1, G, BOB, "bob", 0)  # a stack a hand has emptied
+    await svc._refresh(t)
+    with pytest.raises(ServiceError, match=f"<@{BOB}> has no units left at the table: "
+                                           "`/ofc join` buys in again"):
+        await svc.start(CH, ALICE)
+    assert "your stack is empty, so you are not dealt in" in await svc.sit_out(CH, BOB, False)
+    with pytest.raises(ServiceError, match="at most 1000 units"):
+        await svc.join(G, CH, BOB, "bob", buyin=5000)
+    seat = await svc.join(G, CH, BOB, "bob", buyin=50)  # buys in again, same seat
+    assert seat.seat_no == 1 and seat.stack == 50 and t.seat_of_user(BOB).stack == 50
+    with pytest.raises(ServiceError, match=r"already seated at this table \(50 units"):
+        await svc.join(G, CH, BOB, "bob")
+    assert await svc.start(CH, ALICE) == "Hand #1 is dealt."
+    assert await store.verify_ledger() == []
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_the_showdown_names_the_players_it_left_with_an_empty_stack() -> None:
+    deck = parse_cards("2c 3d 4h 5s 7c  Ah Ad Ac Kh Kd")  # bob trash, alice the nuts
+    svc, rec, store = await make(seed_factory=lambda: "svc-cap", deck_factory=lambda t: deck)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=5, buyin=500)
+    await svc.join(G, CH, BOB, "bob", buyin=10)
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.last_result is not None)
+    result = t.last_result
+    assert result is not None
+    assert await store.stack(t.id, BOB) == 0  # capped at his 10 units
+    assert result.broke == (BOB,)
+    assert f"<@{BOB}> has no units left" in svc._why_waiting(t)
+    await svc.shutdown()
+    await store.close()

@@ -595,3 +595,30 @@ async def test_table_options_by_the_creator(tmp_path: Any) -> None:
         r = await w.slash(w.bob, "ofc surrender")
         assert "pay 5" in r.content
         w.fake.assert_clean()
+
+
+async def test_a_player_whose_stack_runs_out_is_told_and_buys_in_again(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-broke", next_hand_delay=0.2) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", stake=5, buyin=100)
+        await w.slash(w.bob, "ofc join", buyin=10)
+        await w.slash(w.alice, "ofc start")
+        r = await w.slash(w.bob, "ofc surrender")  # a foul: 6 points, 30 units > his 10
+        assert r.ephemeral, r.content
+        await play_regular_hand(w, [w.alice])
+        show = await wait_showdown(w)
+        assert f"💸 <@{w.bob.id}>: your stack is empty" in show.content
+        notice = await w.fake.wait_for_message(
+            w.chan, lambda m: "has no units left at the table" in (m.content or ""),
+            include_existing=True)
+        assert f"<@{w.bob.id}>" in notice.content
+        r = await w.slash(w.bob, "ofc sitin")
+        assert "your stack is empty" in r.content
+        r = await w.slash(w.bob, "ofc join", buyin=20)
+        assert "sat down with 20 units" in r.content
+        await w.fake.wait_for_message(
+            w.chan, lambda m: "Hand #2" in (m.content or "") or "hand #2" in (m.content or ""),
+            include_existing=True, timeout=10)
+        assert table_of(w).row.hand_no == 2
+        assert await w.store.verify_ledger() == []
+        w.fake.assert_clean()
