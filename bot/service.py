@@ -21,7 +21,7 @@ from typing import Any, NoReturn, Protocol
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
-from engine.rules import NATURAL_NAMES, OPTION_LABELS
+from engine.rules import NATURAL_NAMES
 from engine.scoring import Settlement, units_moved
 
 from .store import (
@@ -823,33 +823,11 @@ class TableService:
 
     @staticmethod
     def _changed_rules(old: Rules, changes: dict[str, Any]) -> Rules:
-        """``old`` with ``changes`` (option name -> value), or a ServiceError naming the option
-        that does not apply to this variant or the combination that is not allowed."""
-        variant = old.variant
-        only = {
-            "chinese": ("chinese_bonuses", "chinese_surrender", *NATURAL_NAMES),
-            "pineapple": ("progressive", "progressive_stay", "stay_middle_full_house"),
-            "fantasyland": ("fantasyland", "progressive", "progressive_stay",
-                            "stay_middle_full_house", "button_stays_for_fantasyland"),
-        }
-        for name in changes:
-            label = OPTION_LABELS.get(name, name.replace("_", " "))
-            if name in only["chinese"] and variant != "chinese":
-                raise ServiceError(f"“{label}” is an option of chinese poker; this table plays "
-                                   f"{variant}.")
-            if name in only["fantasyland"] and variant == "chinese":
-                raise ServiceError(f"“{label}” is a fantasyland option; chinese poker has no "
-                                   "fantasyland.")
-            if name in only["pineapple"][:2] and variant != "pineapple":
-                raise ServiceError(f"“{label}” is an option of pineapple; this table plays "
-                                   f"{variant}.")
-        naturals = {name: int(changes.pop(name)) for name in NATURAL_NAMES if name in changes}
-        if "timer" in changes and "set_timer" not in changes:
-            changes["set_timer"] = max(old.set_timer, int(changes["timer"]))
+        """``old`` with ``changes`` (``Rules.changed``), or a ServiceError saying why not."""
         try:
-            return old.with_options(naturals=old.naturals_with(naturals), **changes)
-        except (RulesError, TypeError) as e:
-            raise ServiceError(str(e)) from None
+            return old.changed(changes)
+        except RulesError as e:
+            raise ServiceError(f"{e}.") from None
 
     async def _close_now(self, t: TableState) -> None:
         for seat in list(t.seats):

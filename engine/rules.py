@@ -55,6 +55,9 @@ OPTION_NAMES: tuple[str, ...] = (
 )
 """Every option a table can change, by its short name."""
 
+_CHINESE_OPTIONS = ("chinese_bonuses", "chinese_surrender", *NATURAL_NAMES)
+_FANTASYLAND_OPTIONS = ("fantasyland", "progressive", "progressive_stay", "stay_middle_full_house",
+                        "button_stays_for_fantasyland")
 _WHOLE_OPTIONS = ("shoot_the_moon_points", "chinese_surrender", "timer", "set_timer")
 _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
@@ -209,7 +212,6 @@ class Rules:
         ``scoring=1-4``, ``dragon=20``; the names of ``OPTION_ALIASES`` too), or a
         ``RulesError`` naming the text that is wrong."""
         changes: dict[str, Any] = {}
-        naturals: dict[str, int] = {}
         for text in texts:
             name, sep, value = (part.strip() for part in text.partition("="))
             key = OPTION_ALIASES.get(name, name)
@@ -223,17 +225,39 @@ class Rules:
             if key in NATURAL_NAMES or key in _WHOLE_OPTIONS:
                 if not value.isdigit():
                     raise RulesError(f"'{text}': {name} needs a whole number")
-                if key in NATURAL_NAMES:
-                    naturals[key] = int(value)
-                else:
-                    changes[key] = int(value)
+                changes[key] = int(value)
             elif key == "scoring":
                 changes[key] = value
             elif value.lower() in _ON or value.lower() in _OFF:
                 changes[key] = value.lower() in _ON
             else:
                 raise RulesError(f"'{text}': {name} is on or off")
-        return self.with_options(naturals=self.naturals_with(naturals), **changes)
+        return self.changed(changes)
+
+    def changed(self, changes: Mapping[str, Any]) -> Rules:
+        """A table's options changed (``/ofc options``): ``changes`` maps ``Rules`` fields and
+        natural names (their values; 0 takes a natural off) to new values.  A ``RulesError``
+        names an option that does not apply to this variant, or a combination not allowed.
+        A longer clock raises the set clock with it unless that is given too."""
+        for name in changes:
+            label = OPTION_LABELS.get(name, name.replace("_", " "))
+            if name in _CHINESE_OPTIONS and self.variant != "chinese":
+                raise RulesError(f"“{label}” is an option of chinese poker; this table plays "
+                                 f"{self.variant}")
+            if name in _FANTASYLAND_OPTIONS and self.variant == "chinese":
+                raise RulesError(f"“{label}” is a fantasyland option; chinese poker has no "
+                                 "fantasyland")
+            if name in ("progressive", "progressive_stay") and self.variant != "pineapple":
+                raise RulesError(f"“{label}” is an option of pineapple; this table plays "
+                                 f"{self.variant}")
+        fields_ = {k: v for k, v in changes.items() if k not in NATURAL_NAMES}
+        naturals = {k: int(v) for k, v in changes.items() if k in NATURAL_NAMES}
+        if "timer" in fields_ and "set_timer" not in fields_:
+            fields_["set_timer"] = max(self.set_timer, int(fields_["timer"]))
+        try:
+            return self.with_options(naturals=self.naturals_with(naturals), **fields_)
+        except TypeError as e:  # a name that is not an option
+            raise RulesError(str(e)) from None
 
     def naturals_with(self, values: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
         """The table of naturals with some values changed (0 takes a natural off)."""

@@ -173,7 +173,10 @@ def test_table_options(capsys: pytest.CaptureFixture[str]) -> None:
                       (["--option", "strict_top=maybe"], "strict_top is on or off"),
                       (["--option", "moon_points=-3"], "moon_points needs a whole number"),
                       (["--option", "scoring=1-9"], "Unknown scoring method"),
-                      (["--option", "variant=chinese"], "is not an option")):
+                      (["--option", "variant=chinese"], "is not an option"),
+                      (["--option", "surrender=2"], "option of chinese poker; this table plays ofc"),
+                      (["--variant", "chinese", "--option", "progressive=off"],
+                       "fantasyland option")):
         code, out = run([*bad, *FAST], [])
         assert code == 2 and says in capsys.readouterr().err
 
