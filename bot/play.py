@@ -38,6 +38,9 @@ SIMS_ENV = "OFC_PLAY_SIMS"
 SUIT_STYLE = {"s": "bold white", "h": "bold red", "d": "bold blue", "c": "bold green"}
 """Four-colour deck, as in the images."""
 
+TWO_COLOUR_STYLE = {"s": "bold white", "h": "bold red", "d": "bold red", "c": "bold white"}
+"""``--deck two``: the classic deck (black suits white on a dark terminal)."""
+
 HELP = """\
 [bold]Placing cards[/bold]: write the cards, then the row they go to.
   [cyan]Ah Kd top 7c bottom[/cyan]              rows: top/front/t, middle/mid/m, bottom/back/b
@@ -61,16 +64,18 @@ class Quit(Exception):
     """The player typed quit (or the input ended)."""
 
 
-def card_markup(card: Card, highlight: bool = False) -> str:
+def card_markup(card: Card, highlight: bool = False,
+                styles: dict[str, str] = SUIT_STYLE) -> str:
     text = f"{card.rank_char}{SUIT_SYMBOLS[card.suit]}"
-    style = SUIT_STYLE[card.suit]
+    style = styles[card.suit]
     if highlight:
         style += " underline"
     return f"[{style}]{text}[/]"
 
 
-def cards_markup(cards: Sequence[Card], highlight: Sequence[Card] = ()) -> str:
-    return " ".join(card_markup(c, c in highlight) for c in cards)
+def cards_markup(cards: Sequence[Card], highlight: Sequence[Card] = (),
+                 styles: dict[str, str] = SUIT_STYLE) -> str:
+    return " ".join(card_markup(c, c in highlight, styles) for c in cards)
 
 
 class Game:
@@ -89,8 +94,11 @@ class Game:
         stdin: TextIO,
         console: Console,
         fantasyland: int = 0,
+        four_colour: bool = True,
     ) -> None:
         self.rules = rules
+        self.four_colour = four_colour
+        self.styles = SUIT_STYLE if four_colour else TWO_COLOUR_STYLE
         self.names = [name] + [f"Bot {i}" for i in range(1, bots + 1)]
         self.level = level
         self.seed = seed
@@ -126,7 +134,7 @@ class Game:
         done = board.is_complete
         for r, (row_name, row) in enumerate(zip(ROWS, board.rows, strict=True)):
             slots = ["[dim]··[/]"] * (ROW_SIZES[r] - len(row))
-            text = " ".join([card_markup(c, c in last) for c in row] + slots)
+            text = " ".join([card_markup(c, c in last, self.styles) for c in row] + slots)
             note = ""
             if len(row) == ROW_SIZES[r]:
                 note = f"[dim]{describe_value(_row_value(row))}[/]"
@@ -165,7 +173,7 @@ class Game:
                 self.say(line)
         discards = hand.discards[viewer]
         if discards:
-            self.say(f"  [dim]your discards:[/] {cards_markup(discards)}")
+            self.say(f"  [dim]your discards:[/] {cards_markup(discards, styles=self.styles)}")
 
     # -- images ----------------------------------------------------------------------------------
     def write_image(self, kind: str, data: bytes) -> None:
@@ -204,9 +212,13 @@ class Game:
             hand_no=self.hand_no, note="Practice: no units move",
         )
         try:
-            self.write_image("table", r.render_table(view))
+            self.write_image("table", r.render_table(view, theme=self.theme()))
         except Exception as exc:  # an image is a bonus: never stop the game for it
             self.error(f"could not draw the table image: {exc}")
+
+    def theme(self) -> Any:
+        """The renderer's theme for the chosen deck."""
+        return self.renderer.Theme(four_colour=self.four_colour)
 
     def image_showdown(self, hand: Hand) -> None:
         r = self.renderer
@@ -218,7 +230,7 @@ class Game:
             title=f"Hand {self.hand_no} · {self.rules.variant}",
         )
         try:
-            self.write_image("showdown", r.render_showdown(view))
+            self.write_image("showdown", r.render_showdown(view, theme=self.theme()))
         except Exception as exc:
             self.error(f"could not draw the showdown image: {exc}")
 
@@ -245,7 +257,7 @@ class Game:
         cards = [c for c, _ in placed]
         text = format_move(placed)
         for card in cards:
-            text = text.replace(str(card), card_markup(card), 1)
+            text = text.replace(str(card), card_markup(card, styles=self.styles), 1)
         extra = f", discards {len(dropped)} face down" if dropped else ""
         self.say(f"  [magenta]{escape(name)}[/] places {text}{extra}.")
 
@@ -267,7 +279,7 @@ class Game:
         while hand.may_act(seat):
             req = hand.requirement(seat)
             assert req is not None
-            self.say(f"  Your cards: {cards_markup(req.cards)}   [bold]{req.describe()}[/]")
+            self.say(f"  Your cards: {cards_markup(req.cards, styles=self.styles)}   [bold]{req.describe()}[/]")
             line = self.read("  > ")
             if not line:
                 continue
@@ -353,7 +365,7 @@ class Game:
                 tags.append("[yellow]shoots the moon[/]")
             self.say(f"  [bold]{label}[/] {' · '.join(tags)}".rstrip())
             if s.naturals[seat]:
-                self.say(f"    {cards_markup(hand.natural_cards[seat])}")
+                self.say(f"    {cards_markup(hand.natural_cards[seat], styles=self.styles)}")
             elif hand.boards[seat].is_complete:
                 for line in self.board_lines(hand, seat, seat):
                     if "FOUL" in line or "royalties" in line:
@@ -449,7 +461,8 @@ def load_renderer() -> tuple[Any, str]:
     try:
         import renderer
 
-        for name in ("render_table", "render_showdown", "TableView", "SeatView", "ShowdownView"):
+        for name in ("render_table", "render_showdown", "TableView", "SeatView", "ShowdownView",
+                     "Theme"):
             if not hasattr(renderer, name):
                 return None, f"the renderer has no {name} yet"
         return renderer, ""
@@ -474,6 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="You", help="your name at the table")
     p.add_argument("--fantasyland", type=int, default=0, metavar="CARDS",
                    help="practice: start in fantasyland with this many cards (13-17)")
+    p.add_argument("--deck", choices=("four", "two"), default="four",
+                   help="card colours, in the terminal and the images (default four: "
+                   "♠ black ♥ red ♦ blue ♣ green)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a table option, as in /ofc options (repeatable): strict_top=on, "
                    "scoring=1-4, moon=on, progressive=off, dragon=20, ...")
@@ -542,7 +558,7 @@ def main(
                               f"({escape(exc.strerror or str(exc))}).[/]")
                 images = None
     game = Game(rules, args.name, args.bots, args.level, seed, args.hands, images, sims,
-                stdin, console, args.fantasyland)
+                stdin, console, args.fantasyland, args.deck == "four")
     game.renderer = renderer
     console.print(
         f"[bold]OFC Table[/] · {rules.variant} · you against {args.bots} bot"

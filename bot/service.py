@@ -218,6 +218,12 @@ class TableState:
         return self.hand.rules if self.hand is not None else self.table_rules
 
     @property
+    def four_colour(self) -> bool:
+        """The table's images draw a four-colour deck (default) or the classic two-colour one
+        (``/ofc options deck``)."""
+        return bool(self.row.extra.get("deck", "four") != "two")
+
+    @property
     def table_rules(self) -> Rules:
         """The table's options: what the next hand is dealt with."""
         return Rules.from_json(self.row.rules)
@@ -793,26 +799,33 @@ class TableService:
         return text
 
     async def set_options(
-        self, channel_id: int, user_id: int, manage_guild: bool, **changes: Any
+        self, channel_id: int, user_id: int, manage_guild: bool, *, deck: str | None = None,
+        **changes: Any,
     ) -> tuple[list[str], bool]:
         """Change the table's options (RULES.md's "(option)" points; ``None`` = unchanged;
-        natural values by name, 0 taking that natural off the table).  Returns the changes in
-        words and whether they wait for the next hand (one is being played)."""
+        natural values by name, 0 taking that natural off the table) and its ``deck``
+        (``four`` or ``two`` colours: the pictures, at once).  Returns the changes in words
+        and whether the rules wait for the next hand (one is being played)."""
         t = self.table_in_channel(channel_id)
         if user_id != t.row.creator_id and not manage_guild:
             raise ServiceError("Only the table's creator or a server manager can change its "
                                "options.")
         changes = {k: v for k, v in changes.items() if v is not None}
-        if not changes:
+        if not changes and deck is None:
             raise ServiceError("Give at least one option to change (`/ofc rules` shows them "
                                "all).")
+        if deck not in (None, "four", "two"):
+            raise ServiceError("The deck has `four` or `two` colours.")
         async with t.lock:
             old = t.table_rules
             new = self._changed_rules(old, changes)
             words = new.changes_from(old)
+            extra = dict(t.row.extra)
+            if deck is not None and deck != extra.get("deck", "four"):
+                words.append(f"deck: {extra.get('deck', 'four')} colours → {deck} colours")
+                extra["deck"] = deck
             if not words:
                 return [], False
-            extra = dict(t.row.extra)
             if not new.has_fantasyland:  # nobody is owed one any more, nobody held for it
                 extra.update(fantasyland={}, fantasyland_owed_by=[])
             t.row = await self.store.update_table(
@@ -1645,6 +1658,8 @@ class TableService:
     def rules_text(self, channel_id: int) -> list[str]:
         t = self.table_in_channel(channel_id)
         lines = t.rules.describe()
+        if not t.four_colour:
+            lines.append("Pictures: the classic two-colour deck.")
         pending = t.table_rules.changes_from(t.rules)
         if pending:
             lines.append("From the next hand: " + "; ".join(pending) + ".")

@@ -218,6 +218,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         three_flushes="Chinese natural's value (0: not a natural here)",
         dragon="Chinese natural's value (0: not a natural here)",
         timer="Seconds per decision", set_timer="Seconds for a fantasyland or chinese set",
+        deck="Card colours in the pictures: four (♠ black ♥ red ♦ blue ♣ green) or two",
     )
     async def options(
         self, interaction: discord.Interaction, scoring: Scoring | None = None,
@@ -232,6 +233,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         dragon: app_commands.Range[int, 0, 100] | None = None,
         timer: app_commands.Range[int, 10, 600] | None = None,
         set_timer: app_commands.Range[int, 10, 1200] | None = None,
+        deck: Literal["four", "two"] | None = None,
     ) -> None:
         changes = {
             "scoring": scoring, "fantasyland": fantasyland, "strict_top": strict_top,
@@ -244,7 +246,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             "dragon": dragon, "timer": timer, "set_timer": set_timer,
         }
         words, later = await self.service.set_options(
-            _channel_id(interaction), interaction.user.id, _manage(interaction), **changes
+            _channel_id(interaction), interaction.user.id, _manage(interaction), deck=deck,
+            **changes,
         )
         if not words:
             await interaction.response.send_message(

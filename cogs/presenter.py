@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import time
@@ -22,6 +23,7 @@ from renderer import (
     ShowdownView,
     StatsView,
     TableView,
+    Theme,
     describe_showdown,
     describe_table,
     render_hand,
@@ -192,9 +194,14 @@ def png(data: bytes, name: str) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name)
 
 
-async def render(fn: Any, view: Any) -> bytes:
-    """Images are drawn off the event loop."""
+async def render(fn: Any, view: Any, t: TableState | None = None) -> bytes:
+    """Images are drawn off the event loop (in the deck colours of table ``t``)."""
+    if t is not None and not t.four_colour:
+        return await asyncio.to_thread(functools.partial(fn, view, theme=TWO_COLOUR))
     return await asyncio.to_thread(fn, view)
+
+
+TWO_COLOUR = Theme(four_colour=False)
 
 
 def table_status(t: TableState) -> str:
@@ -231,7 +238,7 @@ class Presenter:
 
     async def table_payload(self, t: TableState) -> tuple[str, discord.File]:
         view = table_view(t)
-        data = await render(render_table, view)
+        data = await render(render_table, view, t)
         text = f"{table_status(t)}\n```\n{describe_table(for_message(view))}\n```"
         return text[:1990], png(data, f"table-{t.id}-{t.row.hand_no}.png")
 
@@ -315,7 +322,7 @@ class Presenter:
             return
         hs = t.hand_seat_of(seat_no)
         deadline = t.deadlines.get(hs) if hs is not None else None
-        data = await render(render_hand, hand_view(p, t.rules.variant, deadline))
+        data = await render(render_hand, hand_view(p, t.rules.variant, deadline), t)
         text = (f"🌴 **Fantasyland!** Your private hand at the table in <#{t.row.channel_id}>.\n"
                 + panel_text(p, t.rules.variant))
         try:
@@ -335,7 +342,7 @@ class Presenter:
 
     async def showdown(self, t: TableState, r: ShowdownResult) -> None:
         view = showdown_view(r, table_title(t))
-        data = await render(render_showdown, view)
+        data = await render(render_showdown, view, t)
         lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]
         lines.append(describe_showdown(for_message(view)))
         if r.practice:

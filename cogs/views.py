@@ -87,17 +87,17 @@ async def panel_payload(
     variant = t.rules.variant
     hs = t.hand_seat_of(state.seat_no)
     deadline = t.deadlines.get(hs) if hs is not None else None
-    data = await render(_render_hand, hand_view(state, variant, deadline))
+    data = await render(_render_hand, hand_view(state, variant, deadline), t)
     text = panel_text(state, variant)
     if note:
         text = f"{note}\n{text}"
     return text[:1990], png(data, "hand.png"), panel_view(state, variant)
 
 
-def _render_hand(view: Any) -> bytes:
+def _render_hand(view: Any, **kw: Any) -> bytes:
     from renderer import render_hand
 
-    return render_hand(view)
+    return render_hand(view, **kw)
 
 
 def _card_label(card: Any) -> tuple[str, str]:

@@ -144,6 +144,25 @@ def test_images_when_the_renderer_is_there(tmp_path: Path) -> None:
     assert (folder / files[-1]).read_bytes()[:4] == b"\x89PNG"
 
 
+def test_the_two_colour_deck(tmp_path: Path) -> None:
+    """``--deck two``: diamonds red and clubs white in the terminal, the classic deck in the
+    images (the same deal draws other pixels)."""
+    pytest.importorskip("renderer")
+    shown = {}
+    for deck in ("four", "two"):
+        folder = tmp_path / deck
+        code, out = run(["--variant", "chinese", "--seed", "d1", "--sims", "12", "--deck", deck,
+                         "--images", str(folder)], ["auto"])
+        assert code == 0
+        shown[deck] = next(folder.glob("*showdown.png")).read_bytes()
+    assert shown["four"] != shown["two"]
+    from bot.play import TWO_COLOUR_STYLE, card_markup
+    from engine import Card
+
+    assert card_markup(Card("Ad"), styles=TWO_COLOUR_STYLE) == "[bold red]A♦[/]"
+    assert card_markup(Card("Ad")) == "[bold blue]A♦[/]"
+
+
 def test_fantasyland_practice_and_carry_over(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["--variant", "pineapple", "--fantasyland", "16", "--hands", "2",
                      "--seed", "t8", *FAST], ["auto"] * 6)

@@ -591,6 +591,14 @@ async def test_table_options_by_the_creator(tmp_path: Any) -> None:
         assert "surrender pays: 3 → 5" in r.content and "natural dragon: 13 → 20" in r.content
         r = await w.slash(w.alice, "ofc rules")
         assert "Surrender pays 5 to each opponent." in r.content and "dragon 20" in r.content
+        before = await w.fake.wait_for_message(w.chan, lambda m: bool(m.files),
+                                               include_existing=True)
+        picture = before.files[0][1]
+        r = await w.slash(w.alice, "ofc options", deck="two")
+        assert "deck: four colours → two colours" in r.content
+        await w.fake.wait_until(lambda: before.files[0][1] != picture, 5, "a new picture")
+        r = await w.slash(w.alice, "ofc rules")
+        assert "two-colour deck" in r.content
         await w.slash(w.alice, "ofc start")
         r = await w.slash(w.bob, "ofc surrender")
         assert "pay 5" in r.content
