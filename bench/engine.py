@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from engine import DECK, Card, Hand, Rules, evaluate
+from engine import DECK, Card, Hand, Rules, evaluate, evaluator
 from engine.rules import Variant
 
 SEED = 2026
@@ -98,6 +98,8 @@ def bench_evaluate(n: int, repeats: int) -> dict[str, Any]:
             for i in range(n - 1)
         )
     runners.append(("ours_3card", _time_loop, evaluate, tops))
+    if evaluator.evaluate is not evaluator._evaluate:  # the compiled lookup is on: time both
+        runners.append(("ours_python", _time_loop, evaluator._evaluate, hands))
     del ours_vals
 
     times: dict[str, list[float]] = {name: [] for name, *_ in runners}
@@ -312,9 +314,12 @@ def render(results: dict[str, Any]) -> str:
         "treys": f"treys {ev['versions'].get('treys', '')} (evaluate(h, []))",
         "eval7": f"eval7 {ev['versions'].get('eval7', '')} (eval7.evaluate(h))",
         "ours_3card": "engine.evaluate (3 cards, top row)",
+        "ours_python": "  its Python lookup (no C compiler)",
     }
-    for key in ("ours", "treys", "eval7", "ours_3card"):
+    for key in ("ours", "treys", "eval7", "ours_3card", "ours_python"):
         r = ev["rates"].get(key)
+        if r is None and key == "ours_python":
+            continue
         if r is None:
             lines.append(f"  {names[key]:<34}{'not installed':>12}")
             continue

@@ -2113,7 +2113,76 @@ static PyObject *sample_py(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- the public evaluate (engine.evaluate): a card sum looked up in the evaluator's table */
+static PyObject *EVAL_TABLE = NULL;    /* dict: masked card sum -> HandValue */
+static PyObject *EVAL_FALLBACK = NULL; /* the Python evaluate: odd input, errors */
+static unsigned long long EVAL_MASK = 0;
+
+static PyObject *set_evaluator(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *table, *fallback;
+    unsigned long long mask;
+    if (!PyArg_ParseTuple(args, "O!KO", &PyDict_Type, &table, &mask, &fallback)) return NULL;
+    Py_INCREF(table);
+    Py_INCREF(fallback);
+    Py_XDECREF(EVAL_TABLE);
+    Py_XDECREF(EVAL_FALLBACK);
+    EVAL_TABLE = table;
+    EVAL_FALLBACK = fallback;
+    EVAL_MASK = mask;
+    Py_RETURN_NONE;
+}
+
+/* A list or tuple of 3 or 5 ints is summed and looked up; anything else (and a sum that is
+   not in the table) goes to the Python evaluate, which returns the same value or raises the
+   same error. */
+static PyObject *evaluate_py(PyObject *self, PyObject *cards) {
+    (void)self;
+    if (!EVAL_TABLE) {
+        PyErr_SetString(PyExc_RuntimeError, "set_evaluator() was not called");
+        return NULL;
+    }
+    Py_ssize_t n;
+    PyObject **items;
+    if (PyList_CheckExact(cards)) {
+        n = PyList_GET_SIZE(cards);
+        items = ((PyListObject *)cards)->ob_item;
+    } else if (PyTuple_CheckExact(cards)) {
+        n = PyTuple_GET_SIZE(cards);
+        items = ((PyTupleObject *)cards)->ob_item;
+    } else {
+        return PyObject_CallOneArg(EVAL_FALLBACK, cards);
+    }
+    if (n != 5 && n != 3) return PyObject_CallOneArg(EVAL_FALLBACK, cards);
+    unsigned long long sum = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = items[i];
+        if (!PyLong_Check(c)) return PyObject_CallOneArg(EVAL_FALLBACK, cards);
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(c, &overflow);
+        if (overflow || v < 0 || v > (1LL << 58)) {
+            if (PyErr_Occurred()) PyErr_Clear();
+            return PyObject_CallOneArg(EVAL_FALLBACK, cards);
+        }
+        sum += (unsigned long long)v;
+    }
+    PyObject *key = PyLong_FromUnsignedLongLong(sum & EVAL_MASK);
+    if (!key) return NULL;
+    PyObject *value = PyDict_GetItemWithError(EVAL_TABLE, key);
+    Py_DECREF(key);
+    if (value) {
+        Py_INCREF(value);
+        return value;
+    }
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_CallOneArg(EVAL_FALLBACK, cards);
+}
+
 static PyMethodDef module_methods[] = {
+    {"set_evaluator", set_evaluator, METH_VARARGS,
+     "set_evaluator(table, mask, fallback): the tables of the compiled evaluate."},
+    {"evaluate", evaluate_py, METH_O,
+     "evaluate(cards): the value of 3 or 5 distinct cards (see engine.evaluate)."},
     {"load_values", load_values, METH_VARARGS,
      "load_values(table, mask): the evaluator's table of complete-row values."},
     {"sample", sample_py, METH_VARARGS,

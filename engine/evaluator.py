@@ -16,7 +16,7 @@ with a middle row on the top's own ranks (RULES.md: they then count as equal).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations, combinations_with_replacement
 
 from .cards import RANK_NAMES, RANK_PLURALS, RANK_SHIFT, SUIT_BITS, Card
@@ -149,7 +149,7 @@ def _build() -> None:
 _build()
 
 
-def evaluate(cards: Sequence[Card]) -> HandValue:
+def _evaluate(cards: Sequence[Card]) -> HandValue:
     """Value of 3 or 5 distinct cards (a top row, or a middle/bottom row)."""
     if len(cards) == 5:
         a, b, c, d, e = cards
@@ -164,6 +164,20 @@ def evaluate(cards: Sequence[Card]) -> HandValue:
         except KeyError:
             pass
     raise ValueError(f"evaluate needs 3 or 5 distinct cards, got {len(cards)}")
+
+
+evaluate: Callable[[Sequence[Card]], HandValue] = _evaluate
+"""Value of 3 or 5 distinct cards (a top row, or a middle/bottom row).  The compiled core
+(``engine._fastai``, when built) does the same lookup in C for a list or tuple of cards and
+hands anything else to the Python ``_evaluate``: the same values and errors
+(tests/engine/test_evaluator.py), about 1.6x as fast (``python -m bench.engine``)."""
+try:
+    from . import _fastai
+
+    _fastai.set_evaluator(_VALUES, MASK, _evaluate)
+    evaluate = _fastai.evaluate
+except ImportError:  # pragma: no cover - no C compiler: the Python lookup
+    pass
 
 
 def value_table() -> dict[int, HandValue]:

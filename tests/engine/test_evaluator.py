@@ -129,3 +129,30 @@ def test_wrong_sizes_rejected() -> None:
     for n in (0, 1, 2, 4, 6):
         with pytest.raises(ValueError):
             evaluate(list(DECK[:n]))
+
+
+def test_the_compiled_evaluate_is_the_python_one() -> None:
+    """``engine.evaluate`` is the compiled lookup when the core is built: every 3- and 5-card
+    row gives the very object the Python lookup gives, and odd input the same error."""
+    import random
+
+    from engine import evaluator
+
+    if evaluator.evaluate is evaluator._evaluate:
+        pytest.skip("the compiled core is not built")
+    rng = random.Random(7)
+    for _ in range(20000):
+        cards = rng.sample(DECK, rng.choice((3, 5)))
+        assert evaluate(cards) is evaluator._evaluate(cards)
+        assert evaluate(tuple(cards)) is evaluator._evaluate(cards)
+    for bad in ([], parse_cards("Ah Kd"), parse_cards("Ah Kd Qc Js"), [1.5, 2, 3],
+                ["Ah", "Kd", "Qc"], [2**70, 1, 1], [-1, 0, 0], DECK[:6]):
+        with pytest.raises((ValueError, TypeError)) as compiled:
+            evaluate(bad)
+        with pytest.raises((ValueError, TypeError)) as plain:
+            evaluator._evaluate(bad)
+        assert (type(compiled.value), str(compiled.value)) == (type(plain.value),
+                                                               str(plain.value))
+    gen = (c for c in parse_cards("Ah Kh Qh Jh Th"))  # not a list or tuple: the Python path
+    with pytest.raises(TypeError):
+        evaluate(gen)  # type: ignore[arg-type]
