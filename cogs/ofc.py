@@ -21,7 +21,7 @@ from renderer import (
     render_stats,
 )
 
-from .presenter import Presenter, for_message, md, png, render
+from .presenter import Presenter, for_message, md, png, render, split_message
 from .views import DYNAMIC_ITEMS, send_panel
 
 if TYPE_CHECKING:
@@ -33,6 +33,18 @@ Variant = Literal["ofc", "pineapple", "chinese"]
 Scoring = Literal["1-6", "2-4", "1-4", "1-3"]
 Level = Literal["easy", "normal", "strong"]
 Natural = Literal["six pairs", "three straights", "three flushes", "dragon"]
+HELP_TEXT = """\
+**Open Face Chinese Poker** — set 13 cards in three rows: top (3), middle (5), bottom (5); \
+each row must not beat the one below it, or the board fouls.
+**Start**: `/ofc new` opens a table here (`bots:1` to play the AI alone), others `/ofc join`, \
+then `/ofc start`.
+**Place cards**: the *Open my panel* button (pick cards, press a row, Confirm), or text: \
+`/ofc place move:Ah Kd top 7c bottom` (pineapple: `2s discard`; rows top/middle/bottom, \
+front/mid/back). Nothing is final until it is confirmed.
+**Fantasyland** (QQ+ on top, not fouled) is dealt to you by DM. `/ofc rules` shows this \
+table's options.
+"""
+
 PERIOD_WORDS = {"day": "today", "week": "this week", "all": "all time"}
 
 
@@ -370,6 +382,15 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             f"{s.default_buyin}, max buy-in {s.max_buyin}, default timer {s.default_timer} s.",
             ephemeral=True,
         )
+
+    @app_commands.command(name="help", description="How to play, and every command")
+    async def help(self, interaction: discord.Interaction) -> None:
+        commands_ = sorted(self.walk_app_commands(), key=lambda c: c.name)
+        listing = "\n".join(f"`/ofc {c.name}` — {c.description}" for c in commands_)
+        first, *rest = split_message(f"{HELP_TEXT}\n**Commands**\n{listing}")
+        await interaction.response.send_message(first, ephemeral=True)
+        for more in rest:
+            await interaction.followup.send(more, ephemeral=True)
 
     @app_commands.command(name="sync", description="Bot owner: publish the slash commands")
     async def sync(self, interaction: discord.Interaction) -> None:

@@ -630,3 +630,16 @@ async def test_a_player_whose_stack_runs_out_is_told_and_buys_in_again(tmp_path:
         assert table_of(w).row.hand_no == 2
         assert await w.store.verify_ledger() == []
         w.fake.assert_clean()
+
+
+async def test_help_lists_every_command(tmp_path: Any) -> None:
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        r = await w.slash(w.alice, "ofc help")
+        assert r.ephemeral and "Open Face Chinese Poker" in r.content
+        texts = [m.content or "" for m in w.fake.visible_to(w.alice) if m.ephemeral]
+        every = "\n".join(texts)
+        for name in ("new", "join", "place", "options", "help", "leaderboard", "suggest"):
+            assert f"`/ofc {name}` —" in every
+        assert all(len(t) <= 2000 for t in texts)
+        w.fake.assert_clean()
