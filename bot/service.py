@@ -1357,22 +1357,44 @@ class TableService:
                         return
                     now = self.clock()
                     expired = [hs for hs, d in t.deadlines.items() if d <= now]
-                    if not expired:
+                    todo = []  # (hand seat, its step) of the seats that may still act
+                    for hs in sorted(expired):
+                        if t.hand.may_act(hs):
+                            todo.append((hs, self.step_of(t, hs)))
+                        else:
+                            t.deadlines.pop(hs, None)
+                    if not todo:
+                        continue
+                    hand_no = t.row.hand_no
+                    snapshot = Hand.from_json(t.hand.to_json())
+                # think without holding the table (the others' commands go on meanwhile);
+                # the seats act independently, so every move is found on the same snapshot
+                moves = {hs: await asyncio.to_thread(snapshot.autoplay, hs) for hs, _ in todo}
+                async with t.lock:
+                    if t.hand is None or t.hand.is_over or t.row.hand_no != hand_no:
                         continue
                     before = self._turn_mark(t)
                     timed_out: list[SeatRow] = []
-                    for hs in sorted(expired):
-                        if t.hand is None or t.hand.is_over or not t.hand.may_act(hs):
-                            t.deadlines.pop(hs, None)
-                            continue
-                        snapshot = Hand.from_json(t.hand.to_json())
-                        action = await asyncio.to_thread(snapshot.autoplay, hs)
-                        t.hand.apply(action)
+                    played = 0
+                    now = self.clock()
+                    for hs, step in todo:
+                        if (not t.hand.may_act(hs) or self.step_of(t, hs) != step
+                                or t.deadlines.get(hs, now + 1) > now):
+                            continue  # the player acted meanwhile: their move stands
+                        try:
+                            t.hand.apply(moves[hs])
+                        except IllegalAction:  # cannot happen: found on this seat's state
+                            log.exception("timeout move refused; thinking again")
+                            fresh = Hand.from_json(t.hand.to_json())
+                            t.hand.apply(await asyncio.to_thread(fresh.autoplay, hs))
+                        played += 1
                         t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
                         seat = t.seat_by_no(t.hand_seats[hs])
                         if seat is not None and not seat.is_bot:
                             timed_out.append(seat)
+                    if not played:
+                        continue
                     try:
                         await self._after_action(t)
                     except ServiceError:  # not saved, so not played: try again shortly

@@ -950,3 +950,44 @@ async def test_the_last_move_is_played_only_once_it_is_written(
     await until(lambda: any(kind == "showdown" for kind, _ in rec.events))
     await svc.shutdown()
     await store.close()
+
+
+async def test_the_timer_thinks_without_holding_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a timeout's move is being found, other commands go on, and a player who acts
+    at the last moment keeps their own move (the timer's is dropped)."""
+    from engine import Hand
+
+    thinking = asyncio.Event()
+    real = Hand.autoplay
+
+    def slow(self: Hand, seat: int) -> Any:
+        thinking.set()
+        time.sleep(0.5)
+        return real(self, seat)
+
+    monkeypatch.setattr(Hand, "autoplay", slow)
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "r37")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.join(G, CH, CAROL, "carol")
+    await svc.sit_out(CH, CAROL, True)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    first = t.hand.turn
+    assert first is not None
+    user, text = _a_move_text(svc)
+    clock.offset += 60
+    svc.rearm()
+    await asyncio.wait_for(thinking.wait(), 5)
+    started = time.monotonic()
+    await svc.sit_out(CH, CAROL, False)  # another command, answered while the timer thinks
+    assert time.monotonic() - started < 0.3
+    assert "Placed" in (await svc.place_text(CH, user, text)).text  # just in time
+    await asyncio.sleep(0.7)
+    assert t.hand is not None and t.hand.autoplayed[first] == 0
+    assert len([a for a in t.hand.log if a.seat == first]) == 1
+    assert not any("Time ran out" in str(x) for _, x in rec.events)
+    await svc.shutdown()
+    await store.close()
