@@ -826,11 +826,16 @@ class TableService:
                 extra["deck"] = deck
             if not words:
                 return [], False
-            if not new.has_fantasyland:  # nobody is owed one any more, nobody held for it
-                extra.update(fantasyland={}, fantasyland_owed_by=[])
+            # the fantasylands owed, as the new options deal them (none when it is off: then
+            # nobody is held at the table for one either)
+            owed = {k: new.fantasyland_cards_now(int(v))
+                    for k, v in extra.get("fantasyland", {}).items()}
+            extra["fantasyland"] = {k: v for k, v in owed.items() if v}
+            if not extra["fantasyland"]:
+                extra["fantasyland_owed_by"] = []
             t.row = await self.store.update_table(
                 t.id, rules=new.to_json(), extra=extra, now=self.clock())
-            later = t.hand is not None
+            later = t.hand is not None and new != old  # (a deck change shows at once)
         await self.notifier.table_changed(t)
         return words, later
 
@@ -1538,6 +1543,9 @@ class TableService:
         stacks = [10**12 if is_bot[i] else (seat.stack if (seat := seats[i]) else 0)
                   for i in range(n)]
         units = units_moved(matrix, t.row.stake, stacks, hand.button)
+        # the fantasylands earned, as the table's options deal them now (they may have been
+        # changed during the hand: fantasyland off, progressive off)
+        earned = tuple(t.table_rules.fantasyland_cards_now(c) for c in hand.fantasyland_next)
         results = []
         movements: dict[int, int] = {}
         for i, seat in enumerate(seats):
@@ -1549,12 +1557,12 @@ class TableService:
             results.append(HandResult(
                 user_id=seat.user_id, seat_no=seat.seat_no, name=seat.name,
                 points=s.totals[i], units=u, fouled=s.fouled[i], royalties=s.royalties[i],
-                fantasyland=hand.fantasyland_next[i] > 0, surrendered=s.surrendered[i],
+                fantasyland=earned[i] > 0, surrendered=s.surrendered[i],
                 natural=s.naturals[i], is_bot=seat.is_bot, counted=counted,
                 ranked_points=sum(matrix[i]) if counted and any(is_bot) else None,
             ))
         final = self._state_json(t)
-        fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(hand.fantasyland_next) if c}
+        fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(earned) if c}
         # the next seat clockwise; the deal keeps this hand's button instead when the coming
         # hand has a player in fantasyland (``button_before``)
         button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
@@ -1571,14 +1579,15 @@ class TableService:
         result = ShowdownResult(
             hand_no=t.row.hand_no, names=hand.names,
             user_ids=tuple(seat.user_id if seat else 0 for seat in seats), settlement=s,
-            units=None if practice else tuple(units), fantasyland_next=hand.fantasyland_next,
+            units=None if practice else tuple(units), fantasyland_next=earned,
             practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
             seat_nos=tuple(t.hand_seats),
         )
         await self._clear_hand(t, button=button_seat, extra=extra)
-        if not practice:
+        if not practice:  # (not those leaving: they go)
             result = dataclasses.replace(result, broke=tuple(
-                s.user_id for s in t.seats if s.seat_no in result.seat_nos and self.is_broke(t, s)))
+                s.user_id for s in t.seats
+                if s.seat_no in result.seat_nos and self.is_broke(t, s) and not s.leaving))
         t.last_result = result
         self._spawn(t, self._after_showdown(t, result))
 
@@ -1603,7 +1612,10 @@ class TableService:
         number = t.hand_row.number
         given_back = {}
         if t.hand is not None:
-            given_back = {str(t.hand_seats[i]): c for i, c in enumerate(t.hand.fantasyland) if c}
+            rules = t.table_rules
+            given_back = {str(t.hand_seats[i]): rules.fantasyland_cards_now(c)
+                          for i, c in enumerate(t.hand.fantasyland)
+                          if rules.fantasyland_cards_now(c)}
         extra = {**t.row.extra, "fantasyland": {**t.row.extra.get("fantasyland", {}),
                                                  **given_back}}
         try:

@@ -265,7 +265,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             await interaction.response.send_message(
                 "Those are already this table's options: nothing changed.", ephemeral=True)
             return
-        when = "from the next hand" if later else "now"
+        when = "rules from the next hand" if later else "now"
         await interaction.response.send_message(
             f"⚙️ **{md(_name(interaction.user))}** changed the table's options ({when}): "
             + "; ".join(words) + "."

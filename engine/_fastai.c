@@ -2199,6 +2199,10 @@ PyMODINIT_FUNC PyInit__fastai(void) {
     if (PyType_Ready(&CoreType) < 0 || PyType_Ready(&CtxType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
+    if (PyModule_AddIntConstant(m, "CORE_VERSION", 2) < 0) { /* engine/_core.py */
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&CoreType);
     if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
         Py_DECREF(&CoreType);

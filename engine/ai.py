@@ -69,6 +69,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ._core import CORE
 from .ai_values import VALUE_WEIGHTS
 from .autoplay import Move, greedy_set, street_moves
 from .board import (
@@ -96,9 +97,9 @@ from .evaluator import (
 )
 from .rules import Rules
 
-try:  # the compiled twin of the rollouts (setup.py builds it; optional)
+if CORE:  # the compiled twin of the rollouts (setup.py builds it; optional)
     from . import _fastai
-except ImportError:  # pragma: no cover - the Python rollouts do the same, slower
+else:  # pragma: no cover - the Python rollouts do the same, slower
     _fastai = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:

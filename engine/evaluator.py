@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations, combinations_with_replacement
 
+from ._core import CORE
 from .cards import RANK_NAMES, RANK_PLURALS, RANK_SHIFT, SUIT_BITS, Card
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
@@ -171,13 +172,11 @@ evaluate: Callable[[Sequence[Card]], HandValue] = _evaluate
 (``engine._fastai``, when built) does the same lookup in C for a list or tuple of cards and
 hands anything else to the Python ``_evaluate``: the same values and errors
 (tests/engine/test_evaluator.py), about 1.6x as fast (``python -m bench.engine``)."""
-try:
+if CORE:  # else (no C compiler, or a core built from older source) the Python lookup
     from . import _fastai
 
     _fastai.set_evaluator(_VALUES, MASK, _evaluate)
     evaluate = _fastai.evaluate
-except ImportError:  # pragma: no cover - no C compiler: the Python lookup
-    pass
 
 
 def value_table() -> dict[int, HandValue]:

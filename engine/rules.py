@@ -223,7 +223,7 @@ class Rules:
                     f"{', '.join(sorted(OPTION_NAMES))}"
                 )
             if key in NATURAL_NAMES or key in _WHOLE_OPTIONS:
-                if not value.isdigit():
+                if not (value.isascii() and value.isdecimal()):
                     raise RulesError(f"'{text}': {name} needs a whole number")
                 changes[key] = int(value)
             elif key == "scoring":

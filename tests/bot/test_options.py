@@ -3,10 +3,13 @@ server manager; changes made during a hand wait for the next one."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bot.service import ServiceError
-from engine import Rules
+from engine import Rules, RulesError, parse_cards
+from engine.board import ROW_SIZES
 
 from .test_service import ALICE, BOB, CAROL, CH, G, finish_by_autoplay, make, until
 
@@ -150,3 +153,85 @@ def test_fantasyland_cards_under_changed_rules() -> None:
     assert Rules(variant="ofc").fantasyland_cards_now(15) == 13
     assert Rules(variant="ofc", fantasyland=False).fantasyland_cards_now(13) == 0
     assert Rules(variant="chinese").fantasyland_cards_now(14) == 0
+
+
+# ofc, 2 players: bob (left of the button) is dealt first: bob 5, alice 5, then 1 card each
+BOB13 = parse_cards("2c 3d 4h 5s 7c 8d 9h Ts 2d 3h 4s 6c 8h")
+ALICE13 = parse_cards("Qs Qh 2h Kc Kd 3c 4d 5h Ac Ad Ah 6s 7s")
+ALICE_PLAN = dict(zip(ALICE13, [0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2], strict=True))
+QQ_DECK = BOB13[:5] + ALICE13[:5] + [c for pair in zip(BOB13[5:], ALICE13[5:], strict=True)
+                                     for c in pair]
+
+
+async def _play_out(svc: Any, t: Any) -> None:
+    """Alice sets QQ 2 / KK 345 / AAA 67 (clean, fantasyland); bob fills bottom up."""
+    while t.hand is not None and not t.hand.is_over:
+        hs = t.hand.to_act()[0]
+        req = t.hand.requirement(hs)
+        board = t.hand.boards[hs]
+        room = [ROW_SIZES[i] - len(board.rows[i]) for i in range(3)]
+        placed = []
+        for c in req.cards:
+            r = ALICE_PLAN.get(c)
+            if r is None:
+                r = next(i for i in (2, 1, 0) if room[i] > 0)
+            room[r] -= 1
+            placed.append((c, r))
+        async with t.lock:
+            t.hand.place(hs, placed)
+            await svc._after_action(t)
+
+
+async def test_fantasyland_turned_off_during_the_hand_that_earns_one() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt8", deck_factory=lambda t: QQ_DECK)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    words, later = await svc.set_options(CH, ALICE, False, fantasyland=False)
+    assert later
+    await _play_out(svc, t)
+    await until(lambda: t.last_result is not None)
+    assert t.last_result is not None and t.last_result.fantasyland_next == (0, 0)
+    assert t.fantasyland_pending == {}
+    assert "You left the table" in await svc.leave(CH, BOB)  # not held for it
+    results = (await store.history(t.id, 1))[0][1]
+    assert not any(r.fantasyland for r in results)  # not counted as an entry either
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_progressive_turned_off_changes_the_fantasyland_owed_and_its_messages() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt9")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    await svc.join(G, CH, BOB, "bob")
+    t = svc.table_in_channel(CH)
+    await store.update_table(t.id, extra={"fantasyland": {"0": 16}, "fantasyland_owed_by": [0, 1]})
+    await svc._refresh(t)
+    await svc.set_options(CH, ALICE, False, progressive=False)
+    assert "(14 cards) waits for you" in await svc.sit_out(CH, ALICE, True)
+    assert "your fantasyland (14 cards)" in await svc.sit_out(CH, ALICE, False)
+    await svc.start(CH, ALICE)
+    assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(0)] == 14
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_deck_change_during_a_hand_shows_at_once() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt10")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert await svc.set_options(CH, ALICE, False, deck="two") == (
+        ["deck: four colours → two colours"], False)
+    assert not t.four_colour
+    await svc.shutdown()
+    await store.close()
+
+
+def test_text_options_refuse_digits_that_are_not_ascii() -> None:
+    for text in ("dragon=²", "timer=٣٠", "moon_points=1.5"):
+        with pytest.raises(RulesError, match="needs a whole number"):
+            Rules(variant="chinese").with_text_options([text])

@@ -239,3 +239,19 @@ async def test_the_showdown_names_the_players_it_left_with_an_empty_stack() -> N
     assert f"<@{BOB}> has no units left" in svc._why_waiting(t)
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_player_leaving_is_not_told_to_buy_in_again() -> None:
+    deck = parse_cards("2c 3d 4h 5s 7c  Ah Ad Ac Kh Kd")  # bob trash, alice the nuts
+    svc, rec, store = await make(seed_factory=lambda: "svc-cap", deck_factory=lambda t: deck)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=5, buyin=500)
+    await svc.join(G, CH, BOB, "bob", buyin=10)
+    svc.next_hand_delay = 3600.0
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert "after this hand" in await svc.leave(CH, BOB)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.last_result is not None)
+    assert t.last_result is not None and t.last_result.broke == ()
+    await svc.shutdown()
+    await store.close()
