@@ -306,12 +306,18 @@ class Rules:
             + (f", +{self.scoop_bonus} for a scoop" if self.scoop_bonus else "")
             + (", +1 overall for winning more rows" if self.overall_bonus else "")
             + ".",
-            "Top row must be strictly below the middle."
+            "Each row must be at least as strong as the row above it (bottom ≥ middle ≥ top), "
+            "and the top strictly weaker than the middle, or the board fouls."
             if self.strict_top
-            else "Rows must not decrease from bottom to top (equal is fine).",
+            else "Each row must be at least as strong as the row above it (bottom ≥ middle ≥ "
+            "top; a tie is fine), or the board fouls: it loses every row.",
         ]
         if v != "chinese":
-            lines.append("Royalties are paid per RULES.md (top 66+, middle trips+, bottom straight+).")
+            lines.append(
+                "Royalties: top 66 1 … AA 9, trips 222 10 … AAA 22; middle trips 2, straight 4, "
+                "flush 8, full house 12, quads 20, straight flush 30, royal 50; bottom straight "
+                "2, flush 4, full house 6, quads 10, straight flush 15, royal 25."
+            )
             if self.has_fantasyland:
                 if v == "pineapple" and self.progressive:
                     fl = "Fantasyland with QQ+ on top, progressive: QQ 14 cards, KK 15, AA 16, trips 17."

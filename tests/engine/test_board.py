@@ -178,3 +178,25 @@ def test_rules_json_round_trip_and_words() -> None:
     assert Rules.from_json(r.to_json()) == r
     assert any("dragon 26" in line for line in r.describe())
     assert any("QQ 14" in line for line in Rules(variant="pineapple").describe())
+
+
+def test_the_royalty_line_of_the_rules_text_is_the_engines() -> None:
+    """/ofc rules prints the royalty table: every figure in it is what the engine pays."""
+    from engine import evaluate, parse_cards
+    from engine.board import bottom_royalty, middle_royalty, top_royalty
+
+    line = next(x for x in Rules().describe() if x.startswith("Royalties:"))
+    rows = {
+        "top": (top_royalty, {"66": "6h 6d 2c", "AA": "Ah Ad 2c", "trips 222": "2h 2d 2c",
+                              "AAA": "Ah Ad Ac"}),
+        "middle": (middle_royalty, {"trips": "7h 7d 7c 2s 3d", "straight": "5h 6d 7c 8s 9d",
+                                    "flush": "2h 5h 7h 9h Jh", "full house": "7h 7d 7c 2s 2d",
+                                    "quads": "7h 7d 7c 7s 2d", "straight flush": "5h 6h 7h 8h 9h",
+                                    "royal": "Th Jh Qh Kh Ah"}),
+    }
+    rows["bottom"] = (bottom_royalty, {k: v for k, v in rows["middle"][1].items() if k != "trips"})
+    for row, (pays, examples) in rows.items():
+        part = line.split(f"{row} ", 1)[1]
+        for name, cards in examples.items():
+            figure = part.split(f"{name} ", 1)[1].split(maxsplit=1)[0].strip(",;.")
+            assert int(figure) == pays(evaluate(parse_cards(cards))), (row, name)

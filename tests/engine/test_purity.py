@@ -30,3 +30,16 @@ def test_a_compiled_core_built_from_older_source_is_not_used() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True", "5"]
+
+
+def test_the_rules_shipped_with_the_repository_are_the_teams() -> None:
+    """docs/RULES.md (what README links for users) is the shared RULES.md, word for word."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[2]
+    shared = here.parent / "shared" / "RULES.md"
+    if not shared.exists():
+        import pytest
+
+        pytest.skip("a clone outside the team's workspace: no shared RULES.md to compare")
+    assert (here / "docs" / "RULES.md").read_text() == shared.read_text()
