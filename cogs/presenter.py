@@ -227,6 +227,17 @@ class Presenter:
         self._message_ids: dict[int, int] = {}
         self._edit_locks: dict[int, asyncio.Lock] = {}
         self._dirty: set[int] = set()
+        self._last_ping: dict[int, discord.Message] = {}  # table id -> its turn ping
+
+    async def _drop_last_ping(self, t: TableState) -> None:
+        """The previous turn ping goes when a new one comes (or the hand ends): one ping in the
+        channel, not one per street burying the table message."""
+        old = self._last_ping.pop(t.id, None)
+        if old is not None:
+            try:
+                await old.delete()
+            except discord.HTTPException:
+                log.debug("could not delete the turn ping of table %s", t.id)
 
     def channel(self, t: TableState) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(t.row.channel_id, guild_id=t.row.guild_id)
@@ -301,8 +312,13 @@ class Presenter:
             return
         what = requirement.describe().lower() if requirement else "your move"
         seconds = t.rules.set_timer if requirement and requirement.is_set else t.rules.timer
-        await self.channel(t).send(
-            f"🎯 {', '.join(mentions)}: your turn — {what} ({seconds} s). "
+        hs = t.hand_seat_of(seats[0])
+        deadline = t.deadlines.get(hs) if hs is not None else None
+        # a Discord timestamp counts down live in every client
+        clock = f"time runs out <t:{int(deadline)}:R>" if deadline else f"{seconds} s"
+        await self._drop_last_ping(t)
+        self._last_ping[t.id] = await self.channel(t).send(
+            f"🎯 {', '.join(mentions)}: your turn — {what} ({clock}). "
             "Press **Open my panel** or use `/ofc place`.",
             view=open_panel_view(t.id),
         )
@@ -341,6 +357,7 @@ class Presenter:
             )
 
     async def showdown(self, t: TableState, r: ShowdownResult) -> None:
+        await self._drop_last_ping(t)
         view = showdown_view(r, table_title(t))
         data = await render(render_showdown, view, t)
         lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]

@@ -116,6 +116,7 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
         turn = await w.fake.wait_for_message(
             w.chan, lambda m: "your turn" in (m.content or ""), include_existing=True)
         assert f"<@{w.bob.id}>" in turn.content  # left of the button (alice) acts first
+        assert "time runs out <t:" in turn.content  # a live countdown in the client
 
         # bob's first street through the private panel: select, rows, confirm
         panel = await w.click(w.bob, turn, label="Open my panel")
@@ -143,6 +144,9 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
             for u in to_act(w):
                 await act_by_text(w, u, filled[u.id])
         await wait_showdown(w)
+        pings = [m for m in w.fake.messages(w.chan, include_deleted=True)
+                 if "your turn" in (m.content or "")]
+        assert len(pings) > 9 and all(m.deleted for m in pings)  # one at a time, gone at the end
         result = table_of(w).last_result
         totals = result.settlement.totals
         assert sum(totals) == 0
