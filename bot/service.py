@@ -704,14 +704,23 @@ class TableService:
                     if in_hand
                     else "You will leave after the fantasyland hand you helped earn is played"
                 )
-                text = f"{msg}; your stack then returns to your balance."
+                text = (f"{msg}; your stack then returns to your balance (`/ofc sitin` to "
+                        "stay after all).")
+                public = f"🚪 <@{user_id}> will leave the table after this hand." if in_hand \
+                    else f"🚪 <@{user_id}> will leave after the fantasyland hand."
+                closed = False
             else:
                 # not in the hand being played (if any): nothing of theirs is at stake
                 amount = await self._unseat(t, seat.seat_no)
                 text = f"You left the table; {amount} units returned to your balance."
+                public = f"🚪 <@{user_id}> left the table."
                 if t.hand is None:
                     await self._release_leavers(t)
-                await self._maybe_close_empty(t)
+                closed = await self._maybe_close_empty(t)
+                if closed:
+                    text += " Nobody is left, so the table is closed."
+                    public += " Nobody is left: the table is closed (`/ofc new` opens another)."
+        await self.notifier.notice(t, public)
         await self.notifier.table_changed(t)
         return text
 
@@ -749,9 +758,12 @@ class TableService:
                     released = True
         await self._refresh(t)
 
-    async def _maybe_close_empty(self, t: TableState) -> None:
+    async def _maybe_close_empty(self, t: TableState) -> bool:
+        """Close a table no human sits at any more (between hands); whether it did."""
         if not t.humans and t.hand is None:
             await self._close_now(t)
+            return True
+        return False
 
     async def sit_out(self, channel_id: int, user_id: int, out: bool) -> str:
         t = self.table_in_channel(channel_id)

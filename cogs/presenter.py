@@ -228,6 +228,7 @@ class Presenter:
         self._edit_locks: dict[int, asyncio.Lock] = {}
         self._dirty: set[int] = set()
         self._last_ping: dict[int, discord.Message] = {}  # table id -> its turn ping
+        self._closed_marked: set[int] = set()
 
     async def _drop_last_ping(self, t: TableState) -> None:
         """The previous turn ping goes when a new one comes (or the hand ends): one ping in the
@@ -280,6 +281,7 @@ class Presenter:
 
     async def post_table(self, t: TableState, *, edit: bool = True) -> discord.Message | None:
         if t.row.status == "closed" or t.id not in self.bot.service.tables:  # type: ignore[union-attr]
+            await self._mark_closed(t)
             return None
         text, file = await self.table_payload(t)
         channel = self.channel(t)
@@ -295,6 +297,18 @@ class Presenter:
         self._message_ids[t.id] = msg.id
         await self.bot.service.set_message_id(t, msg.id)  # type: ignore[union-attr]
         return msg
+
+    async def _mark_closed(self, t: TableState) -> None:
+        """The table message of a closed table says so and loses its button (once)."""
+        message_id = self._message_ids.pop(t.id, None) or t.row.message_id
+        if not message_id or t.id in self._closed_marked:
+            return
+        self._closed_marked.add(t.id)
+        try:
+            await self.channel(t).get_partial_message(message_id).edit(
+                content="🔒 This table is closed. `/ofc new` opens another.", view=None)
+        except discord.HTTPException:
+            log.debug("could not mark the message of table %s closed", t.id)
 
     async def turn_started(
         self, t: TableState, seats: list[int], requirement: Requirement | None

@@ -487,6 +487,11 @@ async def test_practice_table_with_bots_moves_no_units(tmp_path: Any) -> None:
         assert await w.store.stack(t.id, w.alice.id) == 200
         lb = await w.slash(w.alice, "ofc leaderboard")
         assert "alice" not in lb.content
+        r = await w.slash(w.alice, "ofc leave")  # between hands: only the bot stays
+        assert "Nobody is left, so the table is closed." in r.content
+        await w.fake.wait_for_message(
+            w.chan, lambda m: "Nobody is left: the table is closed" in (m.content or ""),
+            include_existing=True)
         w.fake.assert_clean()
 
 
@@ -502,11 +507,18 @@ async def test_leave_close_and_cash_out(tmp_path: Any) -> None:
         assert await w.store.balance(w.guild.id, w.bob.id) == 900
         r = await w.slash(w.bob, "ofc leave")
         assert "100 units returned" in r.content
+        await w.fake.wait_for_message(
+            w.chan, lambda m: m.content == f"🚪 <@{w.bob.id}> left the table.",
+            include_existing=True)  # the others are told
         assert await w.store.balance(w.guild.id, w.bob.id) == 1000
         r = await w.slash(w.bob, "ofc close")
         assert r.ephemeral and "Only the table's creator" in r.content
+        table_msg = next(m for m in w.fake.messages(w.chan) if m.files)
         r = await w.slash(w.alice, "ofc close")
         assert "closed" in r.content
+        await w.fake.wait_until(lambda: "This table is closed" in (table_msg.content or ""), 5,
+                                "the table message marked closed")
+        assert "Open my panel" not in str(table_msg.components)
         assert await w.store.balance(w.guild.id, w.alice.id) == 1000
         r = await w.slash(w.alice, "ofc table")
         assert r.ephemeral and "no table in this channel" in r.content
