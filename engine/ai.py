@@ -81,7 +81,7 @@ from .board import (
     top_royalty,
     values_foul,
 )
-from .cards import DECK, RANK_SHIFT, Card, cards_text
+from .cards import DECK, RANK_SHIFT, Card
 from .evaluator import (
     CATEGORY_SHIFT,
     HIGH_CARD,
@@ -1427,8 +1427,7 @@ def _suggest_set(hand: Hand, seat: int, req: Requirement) -> Suggestion:
     natural = choose_natural(hand, seat)
     move, score, note = set_move(req.cards, hand.rules)
     board = Board().place(move[0])
-    rows = " / ".join(cards_text(r) for r in board.rows)
-    text = f"Set {rows}" + (f", discard {cards_text(move[1])}" if move[1] else "")
+    text = describe_move(move)  # what /ofc place (and the terminal) read back
     if natural:
         value = float(hand.rules.natural_values.get(natural, 0))
         return Suggestion(move[0], move[1], value,

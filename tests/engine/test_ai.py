@@ -474,3 +474,20 @@ def test_row_features_of_the_learned_value() -> None:
                      strict=True))
     assert trips["trips or better made"] == 1.0 and trips["straight draw: its cards"] == 0.0
     assert trips["most cards of one rank"] == 3.0
+
+
+def test_a_suggested_set_is_written_as_a_move_the_game_reads() -> None:
+    """/ofc suggest and the terminal's hint for a whole set: the text pasted back into
+    /ofc place is the suggested move (it was 'Set a / b / c', which the game refused)."""
+    from engine import Hand, Rules
+    from engine.notation import parse_move
+
+    for rules, fl in ((Rules(variant="chinese"), None), (Rules(variant="pineapple"), {0: 16})):
+        hand = Hand(rules, ["a", "b"], 1, fl, seed="set-text")
+        req = hand.requirement(0)
+        assert req is not None and req.is_set
+        tip = suggest(hand, 0, "easy")
+        text = tip.explanation.split("Otherwise: ", 1)[-1]  # after a natural, if one is held
+        text = text.split(" (", 1)[0].rstrip(".")
+        placed, dropped = parse_move(text, req)
+        assert sorted(placed) == sorted(tip.placements) and set(dropped) == set(tip.discards)
