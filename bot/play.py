@@ -279,7 +279,7 @@ class Game:
         while hand.may_act(seat):
             req = hand.requirement(seat)
             assert req is not None
-            self.say(f"  Your cards: {cards_markup(req.cards, styles=self.styles)}   [bold]{req.describe()}[/]")
+            self.say(f"  Your cards: {cards_markup(req.shown, styles=self.styles)}   [bold]{req.describe()}[/]")
             line = self.read("  > ")
             if not line:
                 continue

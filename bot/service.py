@@ -325,7 +325,7 @@ class PanelState:
         if self.requirement is None:
             return []
         used = {c for c, _ in self.draft.assigned}
-        return [c for c in self.requirement.cards if c not in used]
+        return [c for c in self.requirement.shown if c not in used]
 
 
 def _seed() -> str:

@@ -149,7 +149,7 @@ def hand_view(p: PanelState, variant: str, deadline: float | None = None) -> Han
     req = p.requirement
     selected = tuple((c, ROW_LABELS[r]) for c, r in p.draft.assigned)
     return HandView(
-        name=p.name, cards=req.cards if req else (), board=p.board, selected=selected,
+        name=p.name, cards=req.shown if req else (), board=p.board, selected=selected,
         instruction=req.describe() if req else p.waiting_for, fantasyland=p.fantasyland,
         discards=p.discards,
         time_left=None if deadline is None else max(0, int(deadline - time.time())),
@@ -163,7 +163,7 @@ def panel_text(p: PanelState, variant: str) -> str:
     if req is None:
         lines.append(p.waiting_for or "Nothing to do right now.")
     else:
-        lines.append(f"{req.describe()}: {' '.join(str(c) for c in req.cards)}")
+        lines.append(f"{req.describe()}: {' '.join(str(c) for c in req.shown)}")
         if p.draft.assigned:
             parts = []
             for r, label in enumerate(ROW_LABELS):

@@ -78,6 +78,12 @@ class Requirement:
     is_set: bool
     """A whole 13-card set (fantasyland, chinese)."""
 
+    @property
+    def shown(self) -> tuple[Card, ...]:
+        """The cards in the order to show them: a whole set high to low (pairs and trips side
+        by side; 13-17 cards in deal order hide them), a street as dealt."""
+        return tuple(sorted(self.cards, reverse=True)) if self.is_set else self.cards
+
     def describe(self) -> str:
         if self.is_set and self.discard:
             return f"Set your 13 cards and discard {self.discard}"

@@ -186,7 +186,9 @@ async def test_a_waiting_table_deals_when_a_player_arrives() -> None:
     await svc.sit_out(CH, BOB, True)
     await finish_by_autoplay(svc)
     t = svc.table_in_channel(CH)
-    await until(lambda: t.waiting)
+    # the notice is sent once the table is marked waiting (after its lock is released)
+    await until(lambda: t.waiting and any(
+        "Waiting for at least 2 players" in str(e[1]) for e in rec.events))
     assert t.waiting and t.hand is None
     assert any("Waiting for at least 2 players" in str(e[1]) for e in rec.events)
     await svc.join(G, CH, CAROL, "carol")

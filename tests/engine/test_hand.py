@@ -332,3 +332,14 @@ def test_illegal_action_is_value_error() -> None:
 def test_fantasyland_sizes_the_rules_cannot_deal_are_refused(rules: Rules, cards: int) -> None:
     with pytest.raises(ValueError, match="fantasyland"):
         Hand(rules, ["Ann", "Bob"], fantasyland=[cards, 0], seed="sizes")
+
+
+def test_a_whole_set_is_shown_high_to_low_and_a_street_as_dealt() -> None:
+    from engine import Hand, Rules
+
+    hand = Hand(Rules(variant="chinese"), ["a", "b"], 1, seed="shown")
+    req = hand.requirement(0)
+    assert req is not None and req.is_set
+    assert list(req.shown) == sorted(req.cards, reverse=True) and set(req.shown) == set(req.cards)
+    street = Hand(Rules(variant="pineapple"), ["a", "b"], 1, seed="shown").requirement(0)
+    assert street is not None and street.shown == street.cards
