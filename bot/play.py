@@ -563,7 +563,7 @@ def main(
     console.print(
         f"[bold]OFC Table[/] · {rules.variant} · you against {args.bots} bot"
         f"{'s' if args.bots != 1 else ''} ({args.level}) · seed {escape(seed)} "
-        f"(replay with --seed {escape(seed)}). Type [cyan]help[/] for the syntax.",
+        f"(the same cards again with --seed {escape(seed)}). Type [cyan]help[/] for the syntax.",
         highlight=False,
     )
     return game.run()

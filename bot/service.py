@@ -1220,6 +1220,8 @@ class TableService:
     def panel(self, table_id: int, user_id: int, seat_no: int | None = None) -> PanelState:
         t = self.table(table_id)
         seat = t.seat_of_user(user_id)
+        if seat is None and seat_no is None:  # the table's "Open my panel" button
+            raise ServiceError("You are not seated at this table: `/ofc join` takes a seat.")
         if seat is None:
             raise ServiceError("You are not seated at this table any more.")
         if seat_no is not None and seat.seat_no != seat_no:
@@ -1232,8 +1234,14 @@ class TableService:
 
     def _panel_state(self, t: TableState, seat: SeatRow) -> PanelState:
         hand = t.hand
+        if hand is None and t.row.hand_no == 0:
+            raise ServiceError("The game has not started yet: `/ofc start` deals the first hand "
+                               "once everyone has joined.")
+        if hand is None and t.waiting:
+            raise ServiceError(f"No hand is being played. {self._why_waiting(t)}")
         if hand is None:
-            raise ServiceError("No hand is being played right now; wait for the next deal.")
+            raise ServiceError("No hand is being played right now; the next one is dealt in a "
+                               "moment.")
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
             raise ServiceError(self._not_in_hand(seat))
@@ -1449,8 +1457,9 @@ class TableService:
         if names:
             await self.notifier.notice(
                 t,
-                f"⏰ Time ran out for {', '.join(names)}: the bot played for them and they now "
-                "sit out (`/ofc sitin` to come back).",
+                f"⏰ Time ran out for {', '.join(names)}: the bot played that move for them. "
+                "They play on in this hand and sit out from the next one (`/ofc sitin` to "
+                "come back).",
             )
         await self._tell(t, self._notify_after(t, before))
 

@@ -991,3 +991,21 @@ async def test_the_timer_thinks_without_holding_the_table(monkeypatch: pytest.Mo
     assert not any("Time ran out" in str(x) for _, x in rec.events)
     await svc.shutdown()
     await store.close()
+
+
+async def test_the_panel_says_what_to_do_before_a_hand_and_to_someone_not_seated() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "r38")
+    await _seated_pair(svc)
+    t = svc.table_in_channel(CH)
+    with pytest.raises(ServiceError, match="`/ofc join` takes a seat"):
+        svc.panel(t.id, CAROL)  # the table's Open my panel button
+    with pytest.raises(ServiceError, match="not started yet: `/ofc start` deals the first hand"):
+        svc.panel(t.id, ALICE)
+    await svc.start(CH, ALICE)
+    await svc.sit_out(CH, BOB, True)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.waiting)
+    with pytest.raises(ServiceError, match="No hand is being played. Waiting for at least 2"):
+        svc.panel(t.id, ALICE)
+    await svc.shutdown()
+    await store.close()
