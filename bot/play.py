@@ -25,6 +25,7 @@ from rich.markup import escape
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, next_button
 from engine.ai import LEVELS, choose_move, choose_natural, suggest
+from engine.autoplay import foul_confirmed, foul_warning
 from engine.board import ROW_SIZES, ROWS
 from engine.cards import SUIT_SYMBOLS
 from engine.evaluator import describe_value
@@ -285,10 +286,16 @@ class Game:
                 continue
             if self.command(hand, seat, req, line):
                 continue
+            line, foul_ok = foul_confirmed(line)
             try:
                 placed, dropped = parse_move(line, req, hand.boards[seat])
+                warning = foul_warning(hand.boards[seat], req, placed, hand.rules)
+                if warning and not foul_ok:
+                    self.error(f"This board fouls: {warning}, so it loses every row. Type the "
+                               "move again with 'foul' at the end to play it anyway.")
+                    continue
                 hand.place(seat, placed, dropped)
-            except (IllegalAction, CardError) as exc:
+            except (IllegalAction, CardError, ValueError) as exc:
                 self.error(str(exc))
 
     def command(self, hand: Hand, seat: int, req: Requirement, line: str) -> bool:

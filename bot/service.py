@@ -162,12 +162,15 @@ class Draft:
     assigned: list[tuple[Card, int]] = field(default_factory=list)  # row 3 = discard
     presses: list[int] = field(default_factory=list)
     """How many cards each row press assigned (Undo takes back the last press)."""
+    warned: list[tuple[Card, int]] | None = None
+    """The arrangement a Confirm was warned about (it fouls): a second Confirm plays it."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "selected": cards_to_json(self.selected),
             "assigned": [[str(c), r] for c, r in self.assigned],
             "presses": list(self.presses),
+            "warned": None if self.warned is None else [[str(c), r] for c, r in self.warned],
         }
 
     @classmethod
@@ -178,6 +181,8 @@ class Draft:
                 cards_from_json([x[0] for x in data.get("assigned", [])]),
                 data.get("assigned", []), strict=True)],
             presses=[int(x) for x in data.get("presses", [])],
+            warned=None if data.get("warned") is None else [
+                (Card(str(c)), int(r)) for c, r in data["warned"]],
         )
 
 
@@ -1131,9 +1136,11 @@ class TableService:
 
     # ------------------------------------------------------------------ player actions
     async def place_text(self, channel_id: int, user_id: int, text: str) -> PlaceResult:
+        from engine.autoplay import foul_confirmed
         from engine.notation import parse_move
 
         t = self.table_in_channel(channel_id)
+        text, foul_ok = foul_confirmed(text)
         async with t.lock:
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
@@ -1142,9 +1149,28 @@ class TableService:
                 placed, discards = parse_move(text, req, t.hand.boards[hs])
             except (IllegalAction, CardError) as e:
                 raise ServiceError(str(e)) from None
+            warning = self._foul_warning(t, hs, req, placed)
+            if warning and not foul_ok:
+                raise ServiceError(f"This board fouls: {warning}, so it loses every row. "
+                                   "Nothing was played. To play it anyway, add `foul` at the "
+                                   "end of your move.")
             result, before = await self._place(t, hs, placed, discards)
         await self._tell(t, self._notify_after(t, before))
         return result
+
+    @staticmethod
+    def _foul_warning(
+        t: TableState, hs: int, req: Requirement, placed: Sequence[tuple[Card, int]]
+    ) -> str | None:
+        """Why the board this move completes fouls, when another move would not (the
+        player is asked to confirm it); None otherwise."""
+        from engine.autoplay import foul_warning
+
+        assert t.hand is not None
+        try:
+            return foul_warning(t.hand.boards[hs], req, placed, t.hand.rules)
+        except ValueError:  # not a legal move: the engine says why when it is played
+            return None
 
     def _requirement_or_error(self, t: TableState, hs: int) -> Requirement:
         assert t.hand is not None
@@ -1328,6 +1354,13 @@ class TableService:
                 left = [c for c in req.cards if c not in {c for c, _ in draft.assigned}]
                 if len(left) == req.discard - len(discards) and len(placed) == req.place:
                     discards += left  # the cards left over are the discards
+                warning = self._foul_warning(t, hs, req, placed)
+                if warning and draft.warned != draft.assigned:  # asked once per arrangement
+                    draft.warned = list(draft.assigned)
+                    await self._save(t)
+                    raise ServiceError(
+                        f"This board fouls: {warning}, so it loses every row. Nothing was "
+                        "played: press **Confirm** again to play it anyway, or change it.")
                 result, before = await self._place(t, hs, placed, discards)
                 message = result.text
                 confirmed = True

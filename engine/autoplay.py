@@ -156,3 +156,37 @@ def greedy_set(cards: Sequence[Card]) -> tuple[Board, tuple[Card, ...]]:
     top = max(combinations(rest, 3), key=evaluate)
     rest = [c for c in rest if c not in top]
     return Board(tuple(top), tuple(middle), tuple(bottom)), tuple(rest)
+
+
+def foul_warning(
+    board: Board, req: Requirement, placed: Sequence[tuple[Card, int]], rules: Rules
+) -> str | None:
+    """Why the board that ``placed`` completes fouls, in words, when another legal move would
+    not foul (a newcomer's slip worth a warning); None when it does not foul, does not complete
+    the board, or every move fouls."""
+    done = board.place(placed)
+    if not done.is_complete or not done.is_foul(rules):
+        return None
+    if req.is_set:  # the best five, the best five of the rest, the best three: never fouls
+        clean, _ = greedy_set(req.cards)
+        if clean.is_foul(rules):
+            return None
+    elif all(board.place(move[0]).is_foul(rules) for move in street_moves(req)):
+        return None
+    top, middle, bottom = done.values()
+    if middle > bottom:
+        return f"the middle ({middle.describe()}) beats the bottom ({bottom.describe()})"
+    verb = "is not below" if rules.strict_top else "beats"
+    return f"the top ({top.describe()}) {verb} the middle ({middle.describe()})"
+
+
+FOUL_ANYWAY = ("foul", "anyway")
+"""A move ending with one of these words is played even when it fouls (``foul_warning``)."""
+
+
+def foul_confirmed(text: str) -> tuple[str, bool]:
+    """``text`` without a last word that confirms a foul, and whether it had one."""
+    words = text.split()
+    if words and words[-1].lower().strip(".!") in FOUL_ANYWAY:
+        return " ".join(words[:-1]), True
+    return text, False

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from bot.service import ServiceError
-from engine import Rules, RulesError, parse_cards
+from engine import Rules, RulesError, evaluate, parse_cards
+from engine.autoplay import greedy_set
 from engine.board import ROW_SIZES
 
 from .test_service import ALICE, BOB, CAROL, CH, G, finish_by_autoplay, make, until
@@ -235,3 +236,25 @@ def test_text_options_refuse_digits_that_are_not_ascii() -> None:
     for text in ("dragon=²", "timer=٣٠", "moon_points=1.5"):
         with pytest.raises(RulesError, match="needs a whole number"):
             Rules(variant="chinese").with_text_options([text])
+
+
+async def test_a_set_that_fouls_is_played_only_when_confirmed() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "opt11")
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    hs = t.hand_seat_of(0)
+    req = t.hand.requirement(hs)
+    assert req is not None
+    clean, _ = greedy_set(req.cards)  # its bottom beats its middle: swapped, a foul
+    assert evaluate(clean.bottom) > evaluate(clean.middle)
+    move = (f"{' '.join(map(str, clean.top))} top {' '.join(map(str, clean.bottom))} middle "
+            f"{' '.join(map(str, clean.middle))} bottom")
+    with pytest.raises(ServiceError, match="This board fouls: the middle .* add `foul` at the"):
+        await svc.place_text(CH, ALICE, move)
+    assert t.hand.log == [] or all(a.seat != hs for a in t.hand.log)
+    assert "Your hand is set" in (await svc.place_text(CH, ALICE, move + " foul")).text
+    await svc.shutdown()
+    await store.close()

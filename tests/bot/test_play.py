@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,20 @@ def test_a_terminal_that_is_not_utf8() -> None:
     stdout.flush()
     text = raw.getvalue().decode("ascii")
     assert "OFC Table ? ofc" in text and "Bye." in text  # '·' shown as '?', no crash
+
+
+def test_a_set_that_fouls_asks_for_foul_at_the_end() -> None:
+    from engine import evaluate, parse_cards
+    from engine.autoplay import greedy_set
+
+    # the human's 13 cards of seed f1, as the game shows them
+    code, out = run(["--variant", "chinese", "--seed", "f1", *FAST], ["quit"])
+    line = next(x for x in out.splitlines() if "Your cards:" in x)
+    clean, _ = greedy_set(parse_cards(" ".join(re.findall(r"[2-9TJQKA][♠♥♦♣]", line))))
+    assert evaluate(clean.bottom) > evaluate(clean.middle)
+    move = (f"{' '.join(map(str, clean.top))} top {' '.join(map(str, clean.bottom))} middle "
+            f"{' '.join(map(str, clean.middle))} bottom")
+    code, out = run(["--variant", "chinese", "--seed", "f1", *FAST], [move, move + " foul"])
+    assert code == 0
+    assert "This board fouls: the middle" in out and "'foul' at the end" in out
+    assert "You FOUL" in out  # played, as confirmed

@@ -199,7 +199,11 @@ async def test_pineapple_progressive_fantasyland_by_dm_and_fallback(tmp_path: An
             sel = msg.selects()[0]
             rec = await w.select(w.carol, rec, sel["custom_id"], chunk)
             rec = await w.click(w.carol, rec, label=row)
-        rec = await w.click(w.carol, rec, label="Confirm")
+        panel_msg = rec
+        rec = await w.click(w.carol, panel_msg, label="Confirm")  # high cards on top: a foul
+        assert rec.ephemeral and "This board fouls: the middle" in rec.content
+        assert "press **Confirm** again" in rec.content
+        rec = await w.click(w.carol, panel_msg, label="Confirm")  # played, as asked
         assert "set" in rec.content.lower()
         secret = set(cards)
         # nobody else sees carol's fantasyland cards or anyone's discards before the showdown

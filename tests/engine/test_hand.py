@@ -343,3 +343,25 @@ def test_a_whole_set_is_shown_high_to_low_and_a_street_as_dealt() -> None:
     assert list(req.shown) == sorted(req.cards, reverse=True) and set(req.shown) == set(req.cards)
     street = Hand(Rules(variant="pineapple"), ["a", "b"], 1, seed="shown").requirement(0)
     assert street is not None and street.shown == street.cards
+
+
+def test_a_foul_that_could_be_avoided_is_explained() -> None:
+    from engine import Board, Rules, parse_cards
+    from engine.autoplay import foul_confirmed, foul_warning
+    from engine.hand import Requirement
+
+    cards = parse_cards("Ah Ad Kc As Ac Qd 7s 3c Js Jc 9d 5h 2c")
+    req = Requirement(0, tuple(cards), 13, 0, (3, 5, 5), True)
+    rows = [0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]  # worked example 2: AA K over AA Q 7 3
+    placed = list(zip(cards, rows, strict=True))
+    assert foul_warning(Board(), req, placed, Rules(variant="chinese")) == (
+        "the middle (pair of aces) beats the bottom (pair of jacks)")
+    clean = list(zip(cards, [2, 2, 0, 2, 2, 1, 1, 0, 1, 1, 1, 0, 2], strict=True))
+    assert foul_warning(Board(), req, clean, Rules(variant="chinese")) is None
+    # the last card of classic ofc where every row fouls: nothing to warn about
+    board = Board.parse("Ah Ad / Ks Kd 2c 3c 4c / 5s 6h 8d 9c Jh")  # AA on top above KK
+    last = Requirement(0, tuple(parse_cards("Ac")), 1, 0, (1, 0, 0), False)
+    assert foul_warning(board, last, [(parse_cards("Ac")[0], 0)], Rules()) is None
+    assert foul_confirmed("Ah top foul") == ("Ah top", True)
+    assert foul_confirmed("Ah top Anyway.") == ("Ah top", True)
+    assert foul_confirmed("Ah top") == ("Ah top", False)
