@@ -363,7 +363,9 @@ class Game:
             elif s.naturals[seat]:
                 tags.append(f"[magenta]natural: {s.naturals[seat]}[/]")
             elif s.fouled[seat]:
-                tags.append("[bold red]FOUL[/]")
+                board = s.boards[seat]
+                reason = board.foul_reason(self.rules) if board is not None else None
+                tags.append("[bold red]FOUL[/]" + (f" [red]({escape(reason)})[/]" if reason else ""))
             if s.royalties[seat]:
                 rr = s.row_royalties[seat]
                 tags.append(f"[yellow]royalties {s.royalties[seat]} "

@@ -173,11 +173,7 @@ def foul_warning(
             return None
     elif all(board.place(move[0]).is_foul(rules) for move in street_moves(req)):
         return None
-    top, middle, bottom = done.values()
-    if middle > bottom:
-        return f"the middle ({middle.describe()}) beats the bottom ({bottom.describe()})"
-    verb = "is not below" if rules.strict_top else "beats"
-    return f"the top ({top.describe()}) {verb} the middle ({middle.describe()})"
+    return done.foul_reason(rules)
 
 
 FOUL_ANYWAY = ("foul", "anyway")

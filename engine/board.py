@@ -183,6 +183,17 @@ class Board:
         t, m, b = self.values()
         return values_foul(t, m, b, rules is not None and rules.strict_top)
 
+    def foul_reason(self, rules: Rules | None = None) -> str | None:
+        """Why a finished board fouls, in words (``the middle (pair of aces) beats the bottom
+        (pair of jacks)``); None when it does not."""
+        if not self.is_foul(rules):
+            return None
+        top, middle, bottom = self.values()
+        if middle > bottom:
+            return f"the middle ({middle.describe()}) beats the bottom ({bottom.describe()})"
+        verb = "is not below" if rules is not None and rules.strict_top else "beats"
+        return f"the top ({top.describe()}) {verb} the middle ({middle.describe()})"
+
     def row_royalties(self, rules: Rules | None = None) -> tuple[int, int, int]:
         """Royalties per row (all 0 for a fouled board or in chinese)."""
         rules = rules or Rules()

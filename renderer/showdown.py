@@ -429,7 +429,8 @@ def describe_showdown(view: ShowdownView) -> str:
                 body += f" (royalties {st.royalties[i]})"
         flags = []
         if st.fouled[i] and not st.surrendered[i]:
-            flags.append("FOUL")
+            reason = board.foul_reason(view.rules) if board is not None else None
+            flags.append(f"FOUL: {reason}" if reason else "FOUL")
         if st.surrendered[i]:
             flags.append("surrendered")
         if st.naturals[i]:

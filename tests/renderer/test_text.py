@@ -174,3 +174,17 @@ def test_leaderboard_and_stats_text() -> None:
 
 def test_card_type() -> None:
     assert str(Card("Th")) == "Th"  # the text uses the engine's own notation
+
+
+def test_a_foul_says_why_in_the_text() -> None:
+    from engine import Board, Rules, settle
+    from renderer import ShowdownView, describe_showdown
+
+    rules = Rules()
+    fouled = Board.parse("Ah Ad Kc / As Ac Qd 7s 3c / Js Jc 9d 5h 2c")
+    clean = Board.parse("2h 3d 4c / 5s 5h 6d 7h 8h / 9c 9h Tc Td Ks")
+    text = describe_showdown(ShowdownView(("F", "C"), settle([fouled, clean], rules), rules))
+    assert "FOUL: the middle (pair of aces) beats the bottom (pair of jacks)" in text
+    assert Board.parse("Ah Ad Kc / As Kd Qd 7s 3c / Js Jc Jd 5h 2c").foul_reason() == (
+        "the top (pair of aces) beats the middle (pair of aces)")
+    assert clean.foul_reason() is None
