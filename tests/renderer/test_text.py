@@ -186,5 +186,5 @@ def test_a_foul_says_why_in_the_text() -> None:
     text = describe_showdown(ShowdownView(("F", "C"), settle([fouled, clean], rules), rules))
     assert "FOUL: the middle (pair of aces) beats the bottom (pair of jacks)" in text
     assert Board.parse("Ah Ad Kc / As Kd Qd 7s 3c / Js Jc Jd 5h 2c").foul_reason() == (
-        "the top (pair of aces) beats the middle (pair of aces)")
+        "the top (pair of aces) beats the middle (ace-high)")
     assert clean.foul_reason() is None
