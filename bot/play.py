@@ -128,7 +128,8 @@ class Game:
         lines = []
         if hidden:
             count = len(board) + len(hand.pending[seat])
-            lines.append(f"    [dim]fantasyland / set face down ({count} cards)[/]"
+            what = "fantasyland, set face down" if hand.fantasyland[seat] else "set face down"
+            lines.append(f"    [dim]{what} ({count} cards)[/]"
                          if hand.fantasyland[seat] or count else "    [dim]setting…[/]")
             return lines
         last = hand.last_placed[seat]
@@ -388,7 +389,9 @@ class Game:
                 rows = " ".join(f"{ROWS[i]} {_signed(p.row_points[i])}" for i in range(3))
                 parts.append(rows)
             if p.bonus:
-                parts.append(f"{'scoop' if p.scoop else 'bonus'} {_signed(p.bonus)}")
+                label = ("scoop" if p.scoop and self.rules.scoop_bonus
+                         else "more rows" if self.rules.overall_bonus else "bonus")
+                parts.append(f"{label} {_signed(p.bonus)}")
             if p.royalty_points:
                 parts.append(f"royalties {_signed(p.royalty_points)}")
             if p.natural_points:

@@ -125,7 +125,7 @@ def describe_leaderboard(view: LeaderboardView) -> str:
     for r in view.rows:
         lines.append(
             f"{r.rank}. {r.name} — {signed(r.units)} units, {signed(r.points)} points, "
-            f"{r.hands} hands, {r.fantasylands} fantasylands"
+            f"{_count(r.hands, 'hand')}, {_count(r.fantasylands, 'fantasyland')}"
         )
     return "\n".join(lines)
 
@@ -231,16 +231,20 @@ def render_stats(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> bytes:
     return stats_scene(view, theme=theme).png()
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def describe_stats(view: StatsView) -> str:
     text = (
-        f"{view.name} — {view.hands} hands, {signed(view.units)} units, "
+        f"{view.name} — {_count(view.hands, 'hand')}, {signed(view.units)} units won, "
         f"{signed(view.points)} points, fouls {view.foul_rate * 100:.0f}%, "
         f"fantasyland {view.fantasyland_rate * 100:.0f}%"
     )
     if view.balances:
         b = view.balances
         text += (
-            f"\nBalance over the last {len(b)} hands: from {signed(b[0])} to {signed(b[-1])} "
-            f"(low {signed(min(b))}, high {signed(max(b))})"
+            f"\nBalance over the last {_count(len(b), 'hand')}: from {b[0]} to {b[-1]} "
+            f"(low {min(b)}, high {max(b)})"
         )
     return text

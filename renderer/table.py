@@ -167,7 +167,7 @@ def describe_seat(seat: SeatView, variant: str) -> str:
         text += f"{seat.hidden} cards face down"
     extras = []
     if seat.is_button:
-        extras.append("dealer")
+        extras.append("button")
     if seat.stack is not None:
         extras.append(f"stack {seat.stack}")
     if seat.fantasyland:

@@ -166,7 +166,7 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
         hist = await w.slash(w.bob, "ofc history")
         assert "#1" in hist.content and "pts" in hist.content
         st = await w.slash(w.bob, "ofc stats")
-        assert st.files and "hands" in st.content.lower()
+        assert st.files and "bob — 1 hand," in st.content
         bal = await w.slash(w.bob, "ofc balance")
         assert "700 units" in bal.content
         tbl = await w.slash(w.alice, "ofc table")
