@@ -21,7 +21,7 @@ from renderer import (
     render_stats,
 )
 
-from .presenter import Presenter, for_message, md, png, render, split_message
+from .presenter import VARIANT_NAMES, Presenter, for_message, md, png, render, split_message
 from .views import DYNAMIC_ITEMS, send_panel
 
 if TYPE_CHECKING:
@@ -105,11 +105,16 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             _name(interaction.user), variant=variant, stake=stake, buyin=buyin, seats=seats,
             scoring=scoring, fantasyland=fantasyland, timer=timer, bots=bots, bot_level=level,
         )
-        extra = " Practice table: no units move." if t.practice else ""
+        units = f"{t.row.stake} unit{'' if t.row.stake == 1 else 's'}"
+        if t.practice:
+            extra = " Practice table: no units move. `/ofc start` deals (others may `/ofc join`)."
+        else:
+            extra = " Join with `/ofc join`, then `/ofc start`."
         await interaction.response.send_message(
-            f"🃏 **{md(_name(interaction.user))}** opened a **{variant}** table: "
-            f"{t.row.stake} unit(s) per point, buy-in {t.row.buyin}, {t.row.max_seats} seats."
-            f"{extra} Join with `/ofc join`, then `/ofc start`."
+            f"🃏 **{md(_name(interaction.user))}** opened "
+            f"{'an' if VARIANT_NAMES[variant][0] in 'AEIOU' else 'a'} **{VARIANT_NAMES[variant]}** table "
+            f"({variant}): {units} per point, buy-in {t.row.buyin}, {t.row.max_seats} seats."
+            f"{extra}"
         )
         try:  # the table exists now: a refused picture must not read as a failed command
             await self.presenter.post_table(t, edit=False)

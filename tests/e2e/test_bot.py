@@ -102,7 +102,7 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
     async with make_world(tmp_path, seed_factory=lambda: "e2e-ofc-1") as w:
         await w.start_bot()
         r = await w.slash(w.alice, "ofc new", variant="ofc", stake=2, buyin=300)
-        assert not r.ephemeral and "opened a **ofc** table" in r.content
+        assert not r.ephemeral and "opened an **Open Face** table (ofc)" in r.content
         table_msg = await w.fake.wait_for_message(
             w.chan, lambda m: bool(m.files) and "Open my panel" in str(m.components),
             include_existing=True)
@@ -559,7 +559,7 @@ async def test_a_table_opened_without_permission_to_post_its_picture(tmp_path: A
         for role in w.guild.roles.values():
             role.permissions &= ~Perm.ATTACH_FILES
         r = await w.slash(w.alice, "ofc new", variant="ofc")
-        assert "opened a **ofc** table" in r.content
+        assert "opened an **Open Face** table (ofc)" in r.content
         (note,) = await w.fake.wait_followups(r)
         assert note.ephemeral and "could not post its picture" in note.content
         assert "unchanged" not in note.content
