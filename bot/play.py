@@ -296,6 +296,8 @@ class Game:
                                "move again with 'foul' at the end to play it anyway.")
                     continue
                 hand.place(seat, placed, dropped)
+                # echoed: a card discarded because it was left over is said, not silent
+                self.say(f"  You play {escape(format_move(placed, dropped))}.")
             except (IllegalAction, CardError, ValueError) as exc:
                 self.error(str(exc))
 

@@ -157,13 +157,14 @@ def hand_view(p: PanelState, variant: str, deadline: float | None = None) -> Han
     )
 
 
-def panel_text(p: PanelState, variant: str) -> str:
+def panel_text(p: PanelState, variant: str, deadline: float | None = None) -> str:
     req = p.requirement
     lines = [f"**Your panel** — hand #{p.hand_no}" + (" · 🌴 Fantasyland" if p.fantasyland else "")]
     if req is None:
         lines.append(p.waiting_for or "Nothing to do right now.")
     else:
-        lines.append(f"{req.describe()}: {' '.join(str(c) for c in req.shown)}")
+        clock = f" (time runs out <t:{int(deadline)}:R>)" if deadline else ""
+        lines.append(f"{req.describe()}{clock}: {' '.join(str(c) for c in req.shown)}")
         if p.draft.assigned:
             parts = []
             for r, label in enumerate(ROW_LABELS):
@@ -354,7 +355,7 @@ class Presenter:
         deadline = t.deadlines.get(hs) if hs is not None else None
         data = await render(render_hand, hand_view(p, t.rules.variant, deadline), t)
         text = (f"🌴 **Fantasyland!** Your private hand at the table in <#{t.row.channel_id}>.\n"
-                + panel_text(p, t.rules.variant))
+                + panel_text(p, t.rules.variant, deadline))
         try:
             user = await self.bot.fetch_user(seat.user_id)
             await user.send(text[:1990], file=png(data, "fantasyland.png"),

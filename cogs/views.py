@@ -88,7 +88,7 @@ async def panel_payload(
     hs = t.hand_seat_of(state.seat_no)
     deadline = t.deadlines.get(hs) if hs is not None else None
     data = await render(_render_hand, hand_view(state, variant, deadline), t)
-    text = panel_text(state, variant)
+    text = panel_text(state, variant, deadline)
     if note:
         text = f"{note}\n{text}"
     return text[:1990], png(data, "hand.png"), panel_view(state, variant)

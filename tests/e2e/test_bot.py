@@ -121,6 +121,7 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
         # bob's first street through the private panel: select, rows, confirm
         panel = await w.click(w.bob, turn, label="Open my panel")
         assert panel.ephemeral and panel.files
+        assert "(time runs out <t:" in panel.content  # the image's clock cannot tick; this does
         cards = panel_cards(panel.content)
         sel = panel.message.selects()[0]["custom_id"]
         rec = await w.select(w.bob, panel, sel, cards[:2])
