@@ -22,7 +22,7 @@ from renderer import (
 )
 
 from .presenter import VARIANT_NAMES, Presenter, for_message, md, png, render, split_message
-from .views import DYNAMIC_ITEMS, send_panel
+from .views import DYNAMIC_ITEMS, SurrenderConfirm, send_panel
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -191,8 +191,14 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 
     @app_commands.command(name="surrender", description="Surrender this hand")
     async def surrender(self, interaction: discord.Interaction) -> None:
-        text = await self.service.surrender(_channel_id(interaction), interaction.user.id)
-        await interaction.response.send_message(f"🏳️ {text}", ephemeral=True)
+        t = self.service.table_in_channel(_channel_id(interaction))
+        cost = (f"you pay {t.rules.chinese_surrender} to each opponent"
+                if t.rules.variant == "chinese" else "it scores as a foul: you lose every row")
+        await interaction.response.send_message(
+            f"Surrender this hand? {cost[0].upper()}{cost[1:]}. It cannot be taken back.",
+            view=SurrenderConfirm(self.service, _channel_id(interaction), interaction.user.id),
+            ephemeral=True,
+        )
 
     @app_commands.command(name="suggest",
                           description="The AI's move for you (practice tables and fantasyland only)")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import PanelState, ServiceError, Stale
+from bot.service import PanelState, ServiceError, Stale, TableService
 
 from .presenter import hand_view, panel_text, png, render
 
@@ -223,3 +223,27 @@ async def panel_click(
 
 
 DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect)
+
+
+class SurrenderConfirm(discord.ui.View):
+    """``/ofc surrender`` asks first: a surrender cannot be taken back."""
+
+    def __init__(self, service: TableService, channel_id: int, user_id: int) -> None:
+        super().__init__(timeout=120)
+        self.service, self.channel_id, self.user_id = service, channel_id, user_id
+
+    async def _answer(self, interaction: discord.Interaction, text: str) -> None:
+        self.stop()
+        await interaction.response.edit_message(content=text, view=None)
+
+    @discord.ui.button(label="Yes, surrender", style=discord.ButtonStyle.danger, emoji="🏳️")
+    async def yes(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        async def run() -> None:
+            text = await self.service.surrender(self.channel_id, self.user_id)
+            await self._answer(interaction, f"🏳️ {text}")
+
+        await _guard(interaction, run())
+
+    @discord.ui.button(label="Keep playing", style=discord.ButtonStyle.secondary)
+    async def no(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        await _guard(interaction, self._answer(interaction, "You play on."))

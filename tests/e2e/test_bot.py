@@ -93,6 +93,18 @@ async def wait_showdown(w: World, hand_no: int = 1) -> Any:
     )
 
 
+def t_hand_of(w: World) -> Any:
+    return table_of(w).hand
+
+
+async def surrender(w: World, user: FakeUser) -> Any:
+    """/ofc surrender asks first; the answer to "Yes, surrender"."""
+    ask = await w.slash(user, "ofc surrender")
+    assert ask.ephemeral and "Surrender this hand?" in ask.content
+    assert "cannot be taken back" in ask.content
+    return await w.click(user, ask, label="Yes, surrender")
+
+
 def visible_text(w: World, user: FakeUser) -> str:
     return "\n".join(m.text for m in w.fake.visible_to(user))
 
@@ -289,8 +301,11 @@ async def test_chinese_natural_and_surrender(tmp_path: Any) -> None:
         assert r.ephemeral and "You do not hold dragon" in r.content
         r = await w.slash(w.bob, "ofc declare", natural="dragon")
         assert r.ephemeral and "declared dragon" in r.content
-        r = await w.slash(w.alice, "ofc surrender")
+        r = await surrender(w, w.alice)
         assert "pay 3" in r.content
+        ask = await w.slash(w.carol, "ofc surrender")
+        r = await w.click(w.carol, ask, label="Keep playing")
+        assert r.content == "You play on." and not t_hand_of(w).surrendered[hand_seat(w, w.carol)]
         panel = await w.slash(w.carol, "ofc hand")
         cards = panel_cards(panel.content)
         move = (" ".join(cards[:3]) + " top " + " ".join(cards[3:8]) + " middle "
@@ -621,7 +636,7 @@ async def test_table_options_by_the_creator(tmp_path: Any) -> None:
         r = await w.slash(w.alice, "ofc rules")
         assert "two-colour deck" in r.content
         await w.slash(w.alice, "ofc start")
-        r = await w.slash(w.bob, "ofc surrender")
+        r = await surrender(w, w.bob)
         assert "pay 5" in r.content
         w.fake.assert_clean()
 
@@ -632,8 +647,8 @@ async def test_a_player_whose_stack_runs_out_is_told_and_buys_in_again(tmp_path:
         await w.slash(w.alice, "ofc new", variant="ofc", stake=5, buyin=100)
         await w.slash(w.bob, "ofc join", buyin=10)
         await w.slash(w.alice, "ofc start")
-        r = await w.slash(w.bob, "ofc surrender")  # a foul: 6 points, 30 units > his 10
-        assert r.ephemeral, r.content
+        r = await surrender(w, w.bob)  # a foul: 6 points, 30 units > his 10
+        assert "scores as a foul" in r.content
         await play_regular_hand(w, [w.alice])
         show = await wait_showdown(w)
         assert f"💸 <@{w.bob.id}>: your stack is empty" in show.content
