@@ -370,7 +370,7 @@ class Hand:
             raise AlreadyDone("You have finished this hand; wait for the others")
         if not self.may_act(seat):
             who = self.names[self.turn] if self.turn is not None else "nobody"
-            raise NotYourTurn(f"It is {who}'s turn")
+            raise NotYourTurn(f"It is {who}'s turn; you are pinged when it is yours")
 
     def verify_place(
         self,
@@ -465,7 +465,8 @@ class Hand:
                 f"'{natural}' is not a natural at this table: {', '.join(values) or 'none'}"
             )
         if natural not in naturals_in(self.pending[seat]):
-            raise NaturalNotHeld(f"You do not hold {natural}; set your hand as usual")
+            held = "a dragon" if natural == "dragon" else natural
+            raise NaturalNotHeld(f"You do not hold {held}; set your hand as usual")
 
     def can_declare(self, seat: int, natural: str) -> bool:
         try:

@@ -298,7 +298,7 @@ async def test_chinese_natural_and_surrender(tmp_path: Any) -> None:
         await w.slash(w.alice, "ofc start")
         # bob (left of the button) holds the dragon; a false claim costs nothing
         r = await w.slash(w.carol, "ofc declare", natural="dragon")
-        assert r.ephemeral and "You do not hold dragon" in r.content
+        assert r.ephemeral and "You do not hold a dragon" in r.content
         r = await w.slash(w.bob, "ofc declare", natural="dragon")
         assert r.ephemeral and "declared dragon" in r.content
         r = await surrender(w, w.alice)
