@@ -88,7 +88,7 @@ class Requirement:
         if self.is_set and self.discard:
             return f"Set your 13 cards and discard {self.discard}"
         if self.is_set:
-            return "Set all 13 cards: 3 top, 5 middle, 5 bottom"
+            return "Set 13 cards: top 3, middle 5, bottom 5"
         if self.discard:
             return f"Place {self.place}, discard {self.discard}"
         return f"Place {self.place} card" + ("s" if self.place != 1 else "")
