@@ -1211,12 +1211,15 @@ class TableService:
         return PlaceResult(text=text, hand_over=hand.is_over), before
 
     async def _seat_action(
-        self, channel_id: int, user_id: int, do: Callable[[Hand, int], object]
+        self, channel_id: int, user_id: int, do: Callable[[Hand, int], object],
+        hand_no: int | None = None,
     ) -> TableState:
         """Run a declare/surrender for the user's seat: verified by the engine (a refusal
-        changes nothing), persisted, then announced."""
+        changes nothing), persisted, then announced.  ``hand_no``: only in that hand."""
         t = self.table_in_channel(channel_id)
         async with t.lock:
+            if hand_no is not None and (t.hand is None or t.row.hand_no != hand_no):
+                raise ServiceError(f"Hand #{hand_no} is over: nothing was done.")
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
             before = self._turn_mark(t)
@@ -1236,8 +1239,22 @@ class TableService:
         await self._seat_action(channel_id, user_id, lambda h, s: h.declare(s, natural))
         return f"You declared {natural}. It is revealed at the showdown."
 
-    async def surrender(self, channel_id: int, user_id: int) -> str:
-        t = await self._seat_action(channel_id, user_id, lambda h, s: h.surrender(s))
+    def surrender_check(self, channel_id: int, user_id: int) -> int:
+        """The number of the hand the user may surrender now (a ServiceError says why not):
+        the confirmation asked first is bound to it."""
+        t = self.table_in_channel(channel_id)
+        hs = self._my_hand_seat(t, user_id)
+        assert t.hand is not None
+        try:
+            t.hand.verify_surrender(hs)
+        except IllegalAction as e:
+            raise ServiceError(str(e)) from None
+        return t.row.hand_no
+
+    async def surrender(self, channel_id: int, user_id: int, hand_no: int | None = None) -> str:
+        """Surrender the user's hand (``hand_no``: only that hand, e.g. from a confirmation
+        asked earlier)."""
+        t = await self._seat_action(channel_id, user_id, lambda h, s: h.surrender(s), hand_no)
         if t.rules.variant == "chinese":
             return f"You surrendered: you pay {t.rules.chinese_surrender} to each opponent."
         return "You surrendered: it scores as a foul."

@@ -228,9 +228,12 @@ DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect)
 class SurrenderConfirm(discord.ui.View):
     """``/ofc surrender`` asks first: a surrender cannot be taken back."""
 
-    def __init__(self, service: TableService, channel_id: int, user_id: int) -> None:
+    def __init__(
+        self, service: TableService, channel_id: int, user_id: int, hand_no: int
+    ) -> None:
         super().__init__(timeout=120)
         self.service, self.channel_id, self.user_id = service, channel_id, user_id
+        self.hand_no = hand_no  # only this hand: the prompt may outlive it
 
     async def _answer(self, interaction: discord.Interaction, text: str) -> None:
         self.stop()
@@ -239,7 +242,7 @@ class SurrenderConfirm(discord.ui.View):
     @discord.ui.button(label="Yes, surrender", style=discord.ButtonStyle.danger, emoji="🏳️")
     async def yes(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
         async def run() -> None:
-            text = await self.service.surrender(self.channel_id, self.user_id)
+            text = await self.service.surrender(self.channel_id, self.user_id, self.hand_no)
             await self._answer(interaction, f"🏳️ {text}")
 
         await _guard(interaction, run())

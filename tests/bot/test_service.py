@@ -257,3 +257,21 @@ async def test_a_player_leaving_is_not_told_to_buy_in_again() -> None:
     assert t.last_result is not None and t.last_result.broke == ()
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_surrender_confirmed_late_does_not_surrender_the_next_hand() -> None:
+    svc, rec, store = await make(seed_factory=lambda: "svc-late")
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    asked = svc.surrender_check(CH, ALICE)  # /ofc surrender asks; alice waits
+    assert asked == 1
+    await finish_by_autoplay(svc)
+    await until(lambda: t.row.hand_no == 2 and t.hand is not None)
+    with pytest.raises(ServiceError, match="Hand #1 is over: nothing was done"):
+        await svc.surrender(CH, ALICE, asked)  # the old prompt's button
+    assert t.hand is not None and not any(t.hand.surrendered)
+    assert "You surrendered" in await svc.surrender(CH, ALICE, svc.surrender_check(CH, ALICE))
+    await svc.shutdown()
+    await store.close()

@@ -100,7 +100,7 @@ def t_hand_of(w: World) -> Any:
 async def surrender(w: World, user: FakeUser) -> Any:
     """/ofc surrender asks first; the answer to "Yes, surrender"."""
     ask = await w.slash(user, "ofc surrender")
-    assert ask.ephemeral and "Surrender this hand?" in ask.content
+    assert ask.ephemeral and "Surrender hand #" in ask.content
     assert "cannot be taken back" in ask.content
     return await w.click(user, ask, label="Yes, surrender")
 
