@@ -230,6 +230,9 @@ class Presenter:
         self._dirty: set[int] = set()
         self._last_ping: dict[int, discord.Message] = {}  # table id -> its turn ping
         self._closed_marked: set[int] = set()
+        self._ping_locks: dict[int, asyncio.Lock] = {}
+        """Per table: dropping the old ping and storing the new one is one step (two pings
+        in flight would otherwise leave one behind for good)."""
 
     async def _drop_last_ping(self, t: TableState) -> None:
         """The previous turn ping goes when a new one comes (or the hand ends): one ping in the
@@ -281,7 +284,7 @@ class Presenter:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def post_table(self, t: TableState, *, edit: bool = True) -> discord.Message | None:
-        if t.row.status == "closed" or t.id not in self.bot.service.tables:  # type: ignore[union-attr]
+        if self._closed(t):
             await self._mark_closed(t)
             return None
         text, file = await self.table_payload(t)
@@ -295,16 +298,23 @@ class Presenter:
             except discord.NotFound:
                 pass
         msg = await channel.send(text, file=file, view=self.table_components(t))
+        if self._closed(t):  # closed while the picture was drawn and sent
+            await self._mark_closed(t, msg.id)
+            return msg
         self._message_ids[t.id] = msg.id
         await self.bot.service.set_message_id(t, msg.id)  # type: ignore[union-attr]
         return msg
 
-    async def _mark_closed(self, t: TableState) -> None:
-        """The table message of a closed table says so and loses its button (once)."""
-        message_id = self._message_ids.pop(t.id, None) or t.row.message_id
-        if not message_id or t.id in self._closed_marked:
+    def _closed(self, t: TableState) -> bool:
+        return t.row.status == "closed" or t.id not in self.bot.service.tables  # type: ignore[union-attr]
+
+    async def _mark_closed(self, t: TableState, message_id: int | None = None) -> None:
+        """The table message of a closed table says so and loses its button (once; a message
+        sent while the table was closing is marked too)."""
+        message_id = message_id or self._message_ids.pop(t.id, None) or t.row.message_id
+        if not message_id or message_id in self._closed_marked:
             return
-        self._closed_marked.add(t.id)
+        self._closed_marked.add(message_id)
         try:
             await self.channel(t).get_partial_message(message_id).edit(
                 content="🔒 This table is closed. `/ofc new` opens another.", view=None)
@@ -331,12 +341,13 @@ class Presenter:
         deadline = t.deadlines.get(hs) if hs is not None else None
         # a Discord timestamp counts down live in every client
         clock = f"time runs out <t:{int(deadline)}:R>" if deadline else f"{seconds} s"
-        await self._drop_last_ping(t)
-        self._last_ping[t.id] = await self.channel(t).send(
-            f"🎯 {', '.join(mentions)}: your turn — {what} ({clock}). "
-            "Press **Open my panel** or use `/ofc place`.",
-            view=open_panel_view(t.id),
-        )
+        async with self._ping_locks.setdefault(t.id, asyncio.Lock()):
+            await self._drop_last_ping(t)
+            self._last_ping[t.id] = await self.channel(t).send(
+                f"🎯 {', '.join(mentions)}: your turn — {what} ({clock}). "
+                "Press **Open my panel** or use `/ofc place`.",
+                view=open_panel_view(t.id),
+            )
 
     async def fantasyland_dealt(self, t: TableState, seat_no: int) -> None:
         from .views import open_panel_view, panel_view
@@ -372,7 +383,8 @@ class Presenter:
             )
 
     async def showdown(self, t: TableState, r: ShowdownResult) -> None:
-        await self._drop_last_ping(t)
+        async with self._ping_locks.setdefault(t.id, asyncio.Lock()):
+            await self._drop_last_ping(t)
         view = showdown_view(r, table_title(t))
         data = await render(render_showdown, view, t)
         lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]

@@ -679,3 +679,35 @@ async def test_help_lists_every_command(tmp_path: Any) -> None:
             assert f"`/ofc {name}` —" in every
         assert all(len(t) <= 2000 for t in texts)
         w.fake.assert_clean()
+
+
+async def test_two_turn_pings_in_flight_leave_one(tmp_path: Any, monkeypatch: Any) -> None:
+    """A slow channel (the send outlives the command's 1 s wait): two quick moves still leave
+    exactly one ping, the newest."""
+    import discord
+
+    real = discord.PartialMessageable.send
+
+    async def slow(self: Any, content: Any = None, **kw: Any) -> Any:
+        if content and "your turn" in content:
+            await asyncio.sleep(1.5)
+        return await real(self, content, **kw)
+
+    monkeypatch.setattr(discord.PartialMessageable, "send", slow)
+    async with make_world(tmp_path, seed_factory=lambda: "ping-race") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.carol, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        await asyncio.sleep(2)
+        filled: dict[int, list[int]] = {}
+        for _ in range(2):  # two quick moves in a row
+            u = to_act(w)[0]
+            await act_by_text(w, u, filled.setdefault(u.id, [0, 0, 0]))
+        await w.fake.wait_until(lambda: len([
+            m for m in w.fake.messages(w.chan, include_deleted=True)
+            if "your turn" in (m.content or "")]) >= 3, 10, "three pings sent")
+        await asyncio.sleep(0.5)
+        pings = [m for m in w.fake.messages(w.chan) if "your turn" in (m.content or "")]
+        assert len(pings) == 1 and f"<@{to_act(w)[0].id}>" in pings[0].content
