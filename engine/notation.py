@@ -203,6 +203,8 @@ def _count_message(
     msg = f"You must {need} of {cards_text(req.cards)}: {got}"
     if unmentioned:
         msg += f" ({cards_text(unmentioned)} not placed)"
+    if req.discard and len(placed) > req.place and not dropped:  # the discard forgotten
+        msg += f"; end with the card to drop, e.g. `{placed[-1][0]} discard`"
     return msg
 
 

@@ -185,3 +185,10 @@ def test_every_move_round_trips(seed: int, shape: tuple[int, int]) -> None:
     for move in street_moves(r):
         placed, dropped = parse_move(format_move(*move), r, board)
         assert set(placed) == set(move[0]) and set(dropped) == set(move[1])
+
+
+def test_a_forgotten_discard_is_shown_how_to_write() -> None:
+    req = Requirement(0, tuple(parse_cards("8d 8h 3d")), 2, 1, (3, 5, 5), False)
+    with pytest.raises(WrongCount, match=r"you placed 3 and discarded 0; end with the card to "
+                                         r"drop, e.g. `3d discard`"):
+        parse_move("8d 8h 3d bottom", req)
