@@ -707,23 +707,31 @@ class Store:
                         f"You have {_units(player.balance)}; the buy-in is {buyin}.",
                         have=player.balance, need=buyin,
                     )
-            try:
-                seat_id = await self._insert(
-                    "INSERT INTO seats (table_id, seat_no, guild_id, user_id, name, is_bot,"
-                    " bot_level, buyin, joined_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (table_id, seat_no, guild_id, user_id, str(name), int(bool(is_bot)),
-                     bot_level, buyin, when),
-                )
-            except sqlite3.IntegrityError as exc:  # the partial unique indexes
-                raise SeatTaken(f"Seat {seat_no} is taken.") from exc
-            if not is_bot and buyin:
-                await self._ledger(guild_id, user_id, "balance", "buyin", -buyin, when,
-                                   table_id=table_id, seat_id=seat_id)
-                await self._ledger(guild_id, user_id, "stack", "buyin", buyin, when,
-                                   table_id=table_id, seat_id=seat_id)
-            seat = await self._active_seat(table_id, seat_no)
-            assert seat is not None
-            return seat
+            return await self._sit(table_id, seat_no, guild_id, user_id, str(name), buyin, when,
+                                   is_bot, bot_level)
+
+    async def _sit(
+        self, table_id: int, seat_no: int, guild_id: int, user_id: int, name: str, buyin: int,
+        when: float, is_bot: bool = False, bot_level: str | int | None = None,
+    ) -> SeatRow:
+        """The seat row and, for a human, the buy-in from the wallet (inside a write)."""
+        try:
+            seat_id = await self._insert(
+                "INSERT INTO seats (table_id, seat_no, guild_id, user_id, name, is_bot,"
+                " bot_level, buyin, joined_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (table_id, seat_no, guild_id, user_id, name, int(bool(is_bot)),
+                 bot_level, buyin, when),
+            )
+        except sqlite3.IntegrityError as exc:  # the partial unique indexes
+            raise SeatTaken(f"Seat {seat_no} is taken.") from exc
+        if not is_bot and buyin:
+            await self._ledger(guild_id, user_id, "balance", "buyin", -buyin, when,
+                               table_id=table_id, seat_id=seat_id)
+            await self._ledger(guild_id, user_id, "stack", "buyin", buyin, when,
+                               table_id=table_id, seat_id=seat_id)
+        seat = await self._active_seat(table_id, seat_no)
+        assert seat is not None
+        return seat
 
     async def rebuy(
         self, table_id: int, seat_no: int, buyin: int, now: float | None = None
@@ -758,18 +766,8 @@ class Store:
                     have=balance, need=buyin,
                 )
             await self._unseat(seat, when)
-            seat_id = await self._insert(
-                "INSERT INTO seats (table_id, seat_no, guild_id, user_id, name, is_bot,"
-                " bot_level, buyin, joined_at) VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?)",
-                (table_id, seat_no, seat.guild_id, seat.user_id, seat.name, buyin, when),
-            )
-            await self._ledger(seat.guild_id, seat.user_id, "balance", "buyin", -buyin, when,
-                               table_id=table_id, seat_id=seat_id)
-            await self._ledger(seat.guild_id, seat.user_id, "stack", "buyin", buyin, when,
-                               table_id=table_id, seat_id=seat_id)
-            new = await self._active_seat(table_id, seat_no)
-            assert new is not None
-            return new
+            return await self._sit(table_id, seat_no, seat.guild_id, seat.user_id, seat.name,
+                                   buyin, when)
 
     async def seats(self, table_id: int) -> list[SeatRow]:
         """Seats still taken (not left), by seat number, with the ledger stack."""
