@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.service import ServiceError, TableService
+from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from renderer import (
     LeaderboardView,
     LeaderRow,
@@ -260,16 +261,17 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         set_timer: app_commands.Range[int, 10, 1200] | None = None,
         deck: Literal["four", "two"] | None = None,
     ) -> None:
-        changes = {
+        given = {  # the parameters are the short names (engine.rules.OPTION_NAMES)
             "scoring": scoring, "fantasyland": fantasyland, "strict_top": strict_top,
             "progressive": progressive, "progressive_stay": progressive_stay,
-            "stay_middle_full_house": stay_full_house,
-            "button_stays_for_fantasyland": button_stays, "shoot_the_moon": moon,
-            "shoot_the_moon_points": moon_points, "chinese_bonuses": bonuses,
-            "chinese_surrender": surrender, "six pairs": six_pairs,
-            "three straights": three_straights, "three flushes": three_flushes,
-            "dragon": dragon, "timer": timer, "set_timer": set_timer,
+            "stay_full_house": stay_full_house, "button_stays": button_stays, "moon": moon,
+            "moon_points": moon_points, "bonuses": bonuses, "surrender": surrender,
+            "six_pairs": six_pairs, "three_straights": three_straights,
+            "three_flushes": three_flushes, "dragon": dragon, "timer": timer,
+            "set_timer": set_timer,
         }
+        assert set(given) == set(OPTION_NAMES)
+        changes = {OPTION_ALIASES.get(name, name): value for name, value in given.items()}
         words, later = await self.service.set_options(
             _channel_id(interaction), interaction.user.id, _manage(interaction), deck=deck,
             **changes,
