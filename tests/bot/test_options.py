@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from bot.service import ServiceError
+from bot.store import Store
 from engine import Rules, RulesError, evaluate, parse_cards
 from engine.autoplay import greedy_set
 from engine.board import ROW_SIZES
@@ -119,25 +120,27 @@ async def test_chinese_naturals_bonuses_and_surrender() -> None:
     await store.close()
 
 
-async def test_fantasyland_off_frees_the_owed_hand_and_progressive_off_deals_fourteen() -> None:
-    svc, rec, store = await make(seed_factory=lambda: "opt6")
+async def _alice_owed_fantasyland(seed: str, cards: int) -> tuple[Any, Store, Any]:
+    """A pineapple table where alice (seat 0) is owed a fantasyland of ``cards`` cards that
+    she and bob earned in the last hand."""
+    svc, rec, store = await make(seed_factory=lambda: seed)
     await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
     await svc.join(G, CH, BOB, "bob")
     t = svc.table_in_channel(CH)
-    await store.update_table(t.id, extra={"fantasyland": {"0": 16}, "fantasyland_owed_by": [0, 1]})
+    await store.update_table(t.id, extra={"fantasyland": {"0": cards}, "fantasyland_owed_by": [0, 1]})
     await svc._refresh(t)
+    return svc, store, t
+
+
+async def test_fantasyland_off_frees_the_owed_hand_and_progressive_off_deals_fourteen() -> None:
+    svc, store, t = await _alice_owed_fantasyland("opt6", 16)
     await svc.set_options(CH, ALICE, False, progressive=False)
     await svc.start(CH, ALICE)  # earned as AA (16 cards), dealt under the new rules: 14
     assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(0)] == 14
     await svc.shutdown()
     await store.close()
 
-    svc, rec, store = await make(seed_factory=lambda: "opt7")
-    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
-    await svc.join(G, CH, BOB, "bob")
-    t = svc.table_in_channel(CH)
-    await store.update_table(t.id, extra={"fantasyland": {"0": 15}, "fantasyland_owed_by": [0, 1]})
-    await svc._refresh(t)
+    svc, store, t = await _alice_owed_fantasyland("opt7", 15)
     assert t.owes_fantasyland(1)
     await svc.set_options(CH, CAROL, True, fantasyland=False)
     assert t.fantasyland_pending == {} and not t.owes_fantasyland(1)
@@ -204,12 +207,7 @@ async def test_fantasyland_turned_off_during_the_hand_that_earns_one() -> None:
 
 
 async def test_progressive_turned_off_changes_the_fantasyland_owed_and_its_messages() -> None:
-    svc, rec, store = await make(seed_factory=lambda: "opt9")
-    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
-    await svc.join(G, CH, BOB, "bob")
-    t = svc.table_in_channel(CH)
-    await store.update_table(t.id, extra={"fantasyland": {"0": 16}, "fantasyland_owed_by": [0, 1]})
-    await svc._refresh(t)
+    svc, store, t = await _alice_owed_fantasyland("opt9", 16)
     await svc.set_options(CH, ALICE, False, progressive=False)
     assert "(14 cards) waits for you" in await svc.sit_out(CH, ALICE, True)
     assert "your fantasyland (14 cards)" in await svc.sit_out(CH, ALICE, False)

@@ -224,7 +224,11 @@ async def test_an_empty_stack_is_told_and_buys_in_again_at_its_seat() -> None:
     await store.close()
 
 
-async def test_the_showdown_names_the_players_it_left_with_an_empty_stack() -> None:
+async def _bob_loses_his_stack(
+    leaving: bool = False,
+) -> tuple[TableService, Store, Any]:
+    """A hand where bob (10 units at 5 a point) gets trash and alice the nuts, played out;
+    with ``leaving`` bob asks to leave during it."""
     deck = parse_cards("2c 3d 4h 5s 7c  Ah Ad Ac Kh Kd")  # bob trash, alice the nuts
     svc, rec, store = await make(seed_factory=lambda: "svc-cap", deck_factory=lambda t: deck)
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=5, buyin=500)
@@ -232,8 +236,15 @@ async def test_the_showdown_names_the_players_it_left_with_an_empty_stack() -> N
     svc.next_hand_delay = 3600.0
     await svc.start(CH, ALICE)
     t = svc.table_in_channel(CH)
+    if leaving:
+        assert "after this hand" in await svc.leave(CH, BOB)
     await finish_by_autoplay(svc)
     await until(lambda: t.last_result is not None)
+    return svc, store, t
+
+
+async def test_the_showdown_names_the_players_it_left_with_an_empty_stack() -> None:
+    svc, store, t = await _bob_loses_his_stack()
     result = t.last_result
     assert result is not None
     assert await store.stack(t.id, BOB) == 0  # capped at his 10 units
@@ -244,16 +255,7 @@ async def test_the_showdown_names_the_players_it_left_with_an_empty_stack() -> N
 
 
 async def test_a_player_leaving_is_not_told_to_buy_in_again() -> None:
-    deck = parse_cards("2c 3d 4h 5s 7c  Ah Ad Ac Kh Kd")  # bob trash, alice the nuts
-    svc, rec, store = await make(seed_factory=lambda: "svc-cap", deck_factory=lambda t: deck)
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=5, buyin=500)
-    await svc.join(G, CH, BOB, "bob", buyin=10)
-    svc.next_hand_delay = 3600.0
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    assert "after this hand" in await svc.leave(CH, BOB)
-    await finish_by_autoplay(svc)
-    await until(lambda: t.last_result is not None)
+    svc, store, t = await _bob_loses_his_stack(leaving=True)
     assert t.last_result is not None and t.last_result.broke == ()
     await svc.shutdown()
     await store.close()
