@@ -1616,7 +1616,8 @@ class TableService:
         units = units_moved(matrix, t.row.stake, stacks, hand.button)
         # the fantasylands earned, as the table's options deal them now (they may have been
         # changed during the hand: fantasyland off, progressive off)
-        earned = tuple(t.table_rules.fantasyland_cards_now(c) for c in hand.fantasyland_next)
+        table_rules = t.table_rules  # (read from the table's JSON: once)
+        earned = tuple(table_rules.fantasyland_cards_now(c) for c in hand.fantasyland_next)
         results = []
         movements: dict[int, int] = {}
         for i, seat in enumerate(seats):
@@ -1684,9 +1685,8 @@ class TableService:
         given_back = {}
         if t.hand is not None:
             rules = t.table_rules
-            given_back = {str(t.hand_seats[i]): rules.fantasyland_cards_now(c)
-                          for i, c in enumerate(t.hand.fantasyland)
-                          if rules.fantasyland_cards_now(c)}
+            now = [rules.fantasyland_cards_now(c) for c in t.hand.fantasyland]
+            given_back = {str(t.hand_seats[i]): c for i, c in enumerate(now) if c}
         extra = {**t.row.extra, "fantasyland": {**t.row.extra.get("fantasyland", {}),
                                                  **given_back}}
         try:
