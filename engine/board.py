@@ -183,13 +183,22 @@ class Board:
         t, m, b = self.values()
         return values_foul(t, m, b, rules is not None and rules.strict_top)
 
+    def foul_rows(self, rules: Rules | None = None) -> tuple[int, int] | None:
+        """The two rows (indices, the upper first) whose order fouls a finished board: (1, 2)
+        when the middle beats the bottom, else (0, 1); None when it does not foul."""
+        if not self.is_foul(rules):
+            return None
+        _, middle, bottom = self.values()
+        return (1, 2) if middle > bottom else (0, 1)
+
     def foul_reason(self, rules: Rules | None = None) -> str | None:
         """Why a finished board fouls, in words (``the middle (pair of aces) beats the bottom
         (pair of jacks)``); None when it does not."""
-        if not self.is_foul(rules):
+        rows = self.foul_rows(rules)
+        if rows is None:
             return None
         top, middle, bottom = self.values()
-        if middle > bottom:
+        if rows == (1, 2):
             return f"the middle ({middle.describe()}) beats the bottom ({bottom.describe()})"
         verb = "is not below" if rules is not None and rules.strict_top else "beats"
         return f"the top ({top.describe()}) {verb} the middle ({middle.describe()})"

@@ -238,14 +238,21 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     row_roy = st.row_royalties[i] if i < len(st.row_royalties) else (0, 0, 0)
     gx = x
     complete = board is not None and board.is_complete
+    # the two rows in the wrong order: their hand names in the foul colour, the stamp between
+    foul_rows = (board.foul_rows(view.rules) if board is not None and complete
+                 and st.fouled[i] and not st.surrendered[i] else None) or ()
+    row_x: list[int] = []
     revealed = _natural_cards(view, i) if board is None else ()
     for r in range(3):
         size = GROUP_SIZES[r]
         row = board.rows[r] if board is not None else ()
         start = sum(GROUP_SIZES[:r])
         shown = revealed[start:start + size]
+        row_x.append(gx)
         # label, hand name, royalty
-        lw = scene.text((gx, ly), ROW_LABELS[r], m(15), (190, 222, 202), "bold", anchor="lm")
+        wrong = r in foul_rows
+        lw = scene.text((gx, ly), ROW_LABELS[r], m(15), FOUL_TEXT if wrong else (190, 222, 202),
+                        "bold", anchor="lm")
         rx = gx + gw[r]
         if row_roy[r]:
             box = scene.pill(rx, ly - m(11), f"+{row_roy[r]}", m(14), ROYALTY, (40, 30, 0),
@@ -253,7 +260,8 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
             rx = box[0] - m(6)
         if len(row) == size:
             desc = _short_description(evaluate(row).describe(), m(15), rx - (gx + lw + m(8)))
-            scene.text((gx + lw + m(8), ly), desc, m(15), (225, 240, 230), anchor="lm")
+            scene.text((gx + lw + m(8), ly), desc, m(15), FOUL_TEXT if wrong else (225, 240, 230),
+                       anchor="lm")
         for k in range(size):
             bx0 = gx + k * (cw + gap)
             box = (bx0, cy0, bx0 + cw, cy0 + ch)
@@ -300,8 +308,18 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     elif st.fouled[i] and complete:
         scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
                    (0, 0, 0), 70)
-        scene.sprite(stamp("FOUL", m(64), FOUL, 7.0),
-                     (cards_box[0] + cards_box[2]) // 2, (cards_box[1] + cards_box[3]) // 2)
+        # over the gap between the rows in the wrong order, translucent: the cards that
+        # explain the foul stay readable under it
+        upper = foul_rows[0] if foul_rows else 1
+        gap_x = row_x[upper] + gw[upper] + ggap // 2
+        scene.sprite(stamp("FOUL", m(52), FOUL, 7.0, opacity=FOUL_STAMP_OPACITY),
+                     gap_x, (cards_box[1] + cards_box[3]) // 2)
+
+
+FOUL_TEXT = (255, 150, 150)
+"""The hand names of the two rows that foul a board (light red on the felt)."""
+FOUL_STAMP_OPACITY = 150
+"""The FOUL stamp's ink: translucent, so the cards under it can be read."""
 
 
 def _short_description(desc: str, size: int, width: int) -> str:

@@ -244,8 +244,9 @@ def panel(w: int, h: int, r: int, top: RGB, bottom: RGB, edge: RGB | None,
 
 
 @lru_cache(maxsize=32)
-def stamp(text: str, size: int, colour: RGB, angle: float) -> Sprite:
-    """Rubber-stamp text (FOUL) in a rounded frame, rotated; centred on the paste point."""
+def stamp(text: str, size: int, colour: RGB, angle: float, opacity: int = 235) -> Sprite:
+    """Rubber-stamp text (FOUL) in a rounded frame, rotated; centred on the paste point.
+    ``opacity`` (0-255) of the ink: lower lets the cards under it be read."""
     f = font("bold", size * SS)
     left, top, right, bottom = (int(v) for v in f.getbbox(text))
     tw, th = right - left, bottom - top
@@ -259,7 +260,7 @@ def stamp(text: str, size: int, colour: RGB, angle: float) -> Sprite:
     d.text((px - left, py - top), text, font=f, fill=255)
     m = big.resize((max(1, bw // SS), max(1, bh // SS)), Image.Resampling.LANCZOS)
     m = m.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
-    alpha = m.point(lambda v: min(255, v * 235 // 255))
+    alpha = m.point(lambda v: min(255, v * opacity // 255))
     rgb = Image.new("RGB", m.size, colour)
     # the translucent fill darkens rather than tints the board under it
     return Sprite(rgb, alpha, -m.width // 2, -m.height // 2)

@@ -261,5 +261,21 @@ def test_foul_is_stamped() -> None:
     fouled = [s for s in spots if s.seat == 2]
     clean = [s for s in spots if s.seat != 2]
     assert assert_drawn(im, clean, FOUR) == 26
-    with pytest.raises(AssertionError):
-        assert_drawn(im, [s for s in fouled if s.row == "middle"], FOUR)
+    for spot in fouled:  # every fouled card is veiled
+        with pytest.raises(AssertionError):
+            assert_drawn(im, [spot], FOUR)
+    # the stamp sits between the rows in the wrong order (Fiona's middle beats her bottom),
+    # not over the middle of the middle row
+    middle = [s.box for s in fouled if s.row == "middle"]
+    bottom = [s.box for s in fouled if s.row == "bottom"]
+    gap = ((middle[-1][2] + bottom[0][0]) // 2 - 4, middle[0][1] + 20,
+           (middle[-1][2] + bottom[0][0]) // 2 + 4, middle[0][3] - 20)
+    centre = (middle[2][0] + 10, middle[0][1] + 30, middle[2][2] - 10, middle[0][3] - 30)
+    def red(box: tuple[int, int, int, int]) -> float:  # share of stamp-red pixels
+        crop = im.crop(box)
+        data = list(crop.get_flattened_data() if hasattr(crop, "get_flattened_data")
+                    else crop.getdata())
+        return sum(1 for r, gr, b in data if r > gr + 50 and r > b + 50) / len(data)
+
+    assert red(gap) > 0.08
+    assert red(centre) < 0.01

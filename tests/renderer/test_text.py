@@ -188,3 +188,6 @@ def test_a_foul_says_why_in_the_text() -> None:
     assert Board.parse("Ah Ad Kc / As Kd Qd 7s 3c / Js Jc Jd 5h 2c").foul_reason() == (
         "the top (pair of aces) beats the middle (ace-high)")
     assert clean.foul_reason() is None
+    assert fouled.foul_rows() == (1, 2)
+    assert Board.parse("Ah Ad Kc / As Kd Qd 7s 3c / Js Jc Jd 5h 2c").foul_rows() == (0, 1)
+    assert clean.foul_rows() is None
