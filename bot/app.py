@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from typing import Any
@@ -44,6 +45,7 @@ class OFCBot(commands.Bot):
         self.store: Store | None = None
         self.service: TableService | None = None
         self.service_options: dict[str, Any] = {}
+        self._ai_warm_up: asyncio.Task[None] | None = None
         self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
 
     async def setup_hook(self) -> None:
@@ -63,15 +65,28 @@ class OFCBot(commands.Bot):
                 log.error("could not sync the commands to OFC_DEV_GUILD_ID=%s (%s): invite the "
                           "bot to that server or unset OFC_DEV_GUILD_ID",
                           self.settings.dev_guild_id, e)
-        import asyncio
-
         from renderer import warm_up
 
         await asyncio.to_thread(warm_up)  # card sprites drawn once, off the event loop
+        # the AI's caches filled in the background (the first timeouts and bot moves would
+        # otherwise spend their budget filling them)
+        self._ai_warm_up = asyncio.create_task(self._warm_ai())
         resumed = await self.service.recover()
         log.info("recovered %d open table(s)", len(resumed))
 
+    async def _warm_ai(self) -> None:
+        from engine.ai import warm_up
+
+        try:
+            took = await asyncio.to_thread(warm_up)
+        except Exception:  # a cold cache is slower, not wrong
+            log.exception("AI warm-up failed")
+        else:
+            log.info("AI warmed up in %.1f s", took)
+
     async def close(self) -> None:
+        if self._ai_warm_up is not None and not self._ai_warm_up.done():
+            await self._ai_warm_up  # its thread cannot be stopped; it ends within seconds
         if self.service is not None:
             await self.service.shutdown()
         for name in list(self.extensions):

@@ -491,3 +491,20 @@ def test_a_suggested_set_is_written_as_a_move_the_game_reads() -> None:
         text = text.split(" (", 1)[0].rstrip(".")
         placed, dropped = parse_move(text, req)
         assert sorted(placed) == sorted(tip.placements) and set(dropped) == set(tip.discards)
+
+
+def test_warm_up_fills_the_caches_once_per_variant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot warms the AI at start: a seeded self-play fills the model's row caches; a
+    variant already warmed is not played again."""
+    monkeypatch.setattr(ai, "_WARMED", set())
+    monkeypatch.setattr(ai, "_MODELS", {})
+    assert ai.warm_up(("ofc",), hands=1) > 0
+    model = ai._model(Rules(variant="ofc"), ai.DEFAULT_CONFIG)
+    assert len(model._abstract) > 50 and any(model.rows)
+    assert ai._WARMED == {"ofc"}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("warmed twice")
+
+    monkeypatch.setattr(ai, "choose_move", refuse)
+    ai.warm_up(("ofc",), hands=1)
