@@ -77,13 +77,15 @@ class Place:
 
 @dataclass(frozen=True)
 class Declare:
-    """Chinese poker: declare a natural instead of setting."""
+    """Chinese poker: declare a natural instead of setting.  ``auto``: declared by ``autoplay``
+    on a timeout."""
 
     seat: int
     natural: str
+    auto: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "declare", "seat": self.seat, "natural": self.natural}
+        return {"type": "declare", "seat": self.seat, "natural": self.natural, "auto": self.auto}
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,8 @@ def action_from_json(data: dict[str, Any]) -> Action:
             auto=bool(data.get("auto", False)),
         )
     if kind == "declare":
-        return Declare(seat=int(data["seat"]), natural=str(data["natural"]))
+        return Declare(seat=int(data["seat"]), natural=str(data["natural"]),
+                       auto=bool(data.get("auto", False)))
     if kind == "surrender":
         return Surrender(seat=int(data["seat"]))
     raise ValueError(f"Unknown action type {kind!r}")

@@ -475,14 +475,16 @@ class Hand:
             return False
         return True
 
-    def declare(self, seat: int, natural: str) -> Declare:
+    def declare(self, seat: int, natural: str, auto: bool = False) -> Declare:
         self.verify_declare(seat, natural)
-        action = Declare(seat=seat, natural=natural)
+        action = Declare(seat=seat, natural=natural, auto=auto)
         self._do_declare(action)
         return action
 
     def _do_declare(self, action: Declare) -> None:
         seat = action.seat
+        if action.auto:
+            self.autoplayed[seat] += 1
         self.naturals[seat] = action.natural
         self.natural_cards[seat] = self.pending[seat]
         self.pending[seat] = ()
@@ -539,17 +541,21 @@ class Hand:
         if isinstance(action, Place):
             return self.place(action.seat, action.placements, action.discards, auto=action.auto)
         if isinstance(action, Declare):
-            return self.declare(action.seat, action.natural)
+            return self.declare(action.seat, action.natural, auto=action.auto)
         return self.surrender(action.seat)
 
-    def autoplay(self, seat: int) -> Place:
-        """Act for ``seat`` (a timeout): the bot's own safe play, never a foul when a legal
-        completion exists."""
+    def autoplay(self, seat: int) -> Place | Declare:
+        """Act for ``seat`` (a timeout): the AI's play at the easy level, never a foul when a
+        legal completion exists; in chinese a natural worth declaring is declared."""
+        from .ai import choose_natural
         from .autoplay import choose_placement
 
         self._verify_actor(seat)
         req = self.requirement(seat)
         assert req is not None
+        natural = choose_natural(self, seat)
+        if natural:
+            return self.declare(seat, natural, auto=True)
         placed, dropped = choose_placement(self, seat, req)
         return self.place(seat, placed, dropped, auto=True)
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from engine import Board, Card, Rules, parse_cards
 from engine.actions import (
     AlreadyDone,
+    Declare,
     HandOver,
     IllegalAction,
     NaturalNotHeld,
@@ -117,6 +118,9 @@ def test_full_hand_runs_to_showdown(variant: str, n: int, fl: dict[int, int]) ->
     assert h.is_over and h.settlement is not None
     assert sum(h.settlement.totals) == 0
     for seat in range(n):
+        if h.naturals[seat]:  # a timeout declares a natural worth declaring
+            assert len(h.natural_cards[seat]) == 13 and not h.boards[seat].cards
+            continue
         assert h.boards[seat].is_complete
         expect = 13 + (h.fantasyland[seat] - 13 if h.fantasyland[seat] else
                        {"ofc": 0, "pineapple": 4, "chinese": 0}[variant])
@@ -211,6 +215,22 @@ def test_chinese_natural_declare_and_refusal() -> None:
     assert h.view_for(1)["seats"][0]["natural"] == "dragon"
     with pytest.raises(NotAllowed, match="chinese poker only"):
         Hand(Rules(), ["a", "b"]).declare(0, "dragon")
+
+
+def test_chinese_timeout_declares_a_natural_worth_declaring() -> None:
+    """autoplay (a timeout) plays as the AI does: a dragon is declared, not set; the
+    declaration is marked automatic, counts as a timeout and survives a replay."""
+    rules = Rules(variant="chinese")
+    dragon = C("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")
+    h = Hand(rules, ["Ann", "Bob"], button=1, deck=dragon)
+    action = h.autoplay(0)
+    assert action == Declare(seat=0, natural="dragon", auto=True)
+    assert h.naturals[0] == "dragon" and h.autoplayed[0] == 1
+    h.autoplay(1)  # Bob holds no natural: his hand is set
+    assert h.naturals[1] is None and h.autoplayed[1] == 1
+    assert h.settlement is not None and h.settlement.totals == [13, -13]
+    again = Hand.from_json(h.to_json())
+    assert again.log == h.log and again.autoplayed == [1, 1]
 
 
 def test_chinese_surrender_and_sets_hidden() -> None:
