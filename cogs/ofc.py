@@ -235,6 +235,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         progressive_stay="Pineapple: Pokermagnet's progressive stay table (14/15 cards)",
         stay_full_house="Stay in fantasyland with a full house or better in the middle",
         button_stays="The button stays put when the next hand has a fantasyland",
+        stay_value="Points the bots and suggestions count for staying in fantasyland "
+                   "(a number, or default)",
         moon="Shooting the moon: a clean board with a jack-high bottom wins a bonus",
         moon_points="Units the moon wins from each opponent",
         bonuses="Chinese: row bonuses (top trips 3, middle full house 2, ...)",
@@ -251,7 +253,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         fantasyland: bool | None = None, strict_top: bool | None = None,
         progressive: bool | None = None, progressive_stay: bool | None = None,
         stay_full_house: bool | None = None, button_stays: bool | None = None,
-        moon: bool | None = None, moon_points: app_commands.Range[int, 0, 1000] | None = None,
+        stay_value: app_commands.Range[str, 1, 10] | None = None, moon: bool | None = None, moon_points: app_commands.Range[int, 0, 1000] | None = None,
         bonuses: bool | None = None, surrender: app_commands.Range[int, 0, 100] | None = None,
         six_pairs: app_commands.Range[int, 0, 100] | None = None,
         three_straights: app_commands.Range[int, 0, 100] | None = None,
@@ -264,7 +266,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         given = {  # the parameters are the short names (engine.rules.OPTION_NAMES)
             "scoring": scoring, "fantasyland": fantasyland, "strict_top": strict_top,
             "progressive": progressive, "progressive_stay": progressive_stay,
-            "stay_full_house": stay_full_house, "button_stays": button_stays, "moon": moon,
+            "stay_full_house": stay_full_house, "button_stays": button_stays,
+            "stay_value": stay_value, "moon": moon,
             "moon_points": moon_points, "bonuses": bonuses, "surrender": surrender,
             "six_pairs": six_pairs, "three_straights": three_straights,
             "three_flushes": three_flushes, "dragon": dragon, "timer": timer,

@@ -695,10 +695,7 @@ def _learned_weights(rules: Rules, config: AIConfig) -> dict[int, tuple[float, .
         return None
     if config.value_weights is not None:
         return dict(config.value_weights)
-    fitted = Rules(variant=rules.variant)
-    plain = replace(rules, timer=fitted.timer, set_timer=fitted.set_timer,
-                    button_stays_for_fantasyland=fitted.button_stays_for_fantasyland)
-    if plain != fitted or rules.variant not in VALUE_WEIGHTS:
+    if _ai_rules(rules) != Rules(variant=rules.variant) or rules.variant not in VALUE_WEIGHTS:
         return None
     return VALUE_WEIGHTS[rules.variant]
 
@@ -706,7 +703,18 @@ def _learned_weights(rules: Rules, config: AIConfig) -> dict[int, tuple[float, .
 _MODELS: dict[tuple[Rules, AIConfig], _Model] = {}
 
 
+def _ai_rules(rules: Rules) -> Rules:
+    """``rules`` without what the street AI does not read (the clocks, where the button goes,
+    the solver's stay value), so tables that differ only there share one model and its
+    caches (and the warm-up's)."""
+    fitted = Rules(variant=rules.variant)
+    return replace(rules, timer=fitted.timer, set_timer=fitted.set_timer,
+                   button_stays_for_fantasyland=fitted.button_stays_for_fantasyland,
+                   stay_value=None)
+
+
 def _model(rules: Rules, config: AIConfig) -> _Model:
+    rules = _ai_rules(rules)
     key = (rules, config)
     m = _MODELS.get(key)
     if m is None:

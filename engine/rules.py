@@ -30,6 +30,7 @@ OPTION_LABELS: dict[str, str] = {
     "shoot_the_moon_points": "moon points",
     "chinese_bonuses": "row bonuses",
     "chinese_surrender": "surrender pays",
+    "stay_value": "value of staying in fantasyland",
     "timer": "clock",
     "set_timer": "clock for a full set",
 }
@@ -50,14 +51,16 @@ OPTION_ALIASES: dict[str, str] = {
 
 OPTION_NAMES: tuple[str, ...] = (
     "scoring", "fantasyland", "strict_top", "progressive", "progressive_stay", "stay_full_house",
-    "button_stays", "moon", "moon_points", "bonuses", "surrender", "six_pairs",
+    "button_stays", "stay_value", "moon", "moon_points", "bonuses", "surrender", "six_pairs",
     "three_straights", "three_flushes", "dragon", "timer", "set_timer",
 )
 """Every option a table can change, by its short name."""
 
 _CHINESE_OPTIONS = ("chinese_bonuses", "chinese_surrender", *NATURAL_NAMES)
 _FANTASYLAND_OPTIONS = ("fantasyland", "progressive", "progressive_stay", "stay_middle_full_house",
-                        "button_stays_for_fantasyland")
+                        "button_stays_for_fantasyland", "stay_value")
+_DEFAULT_WORDS = ("default", "auto")
+MAX_STAY_VALUE = 200
 _WHOLE_OPTIONS = ("shoot_the_moon_points", "chinese_surrender", "timer", "set_timer")
 _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
@@ -65,6 +68,18 @@ _OFF = ("off", "false", "no", "0")
 
 class RulesError(ValueError):
     """An invalid combination of table options."""
+
+
+def parse_stay_value(text: str) -> int | None:
+    """``stay_value`` as written (``/ofc options``, ``--option``): a whole number of points, or
+    ``default`` (``auto``) for the expected value of a fantasyland hand (None)."""
+    value = text.strip().lower()
+    if value in _DEFAULT_WORDS:
+        return None
+    if not (value.isascii() and value.isdecimal()) or int(value) > MAX_STAY_VALUE:
+        raise RulesError(f"stay_value is a whole number of points from 0 to {MAX_STAY_VALUE}, "
+                         f"or default (the expected value of a fantasyland hand), not '{text}'")
+    return int(value)
 
 
 def _default_scoring(variant: str) -> str:
@@ -90,6 +105,10 @@ class Rules:
     royal in middle or bottom -> 15."""
     button_stays_for_fantasyland: bool = True
     """The button does not move when the coming hand has a player in fantasyland."""
+    stay_value: int | None = None
+    """Points the fantasyland solver (bots, suggestions, timeouts) counts for staying in
+    fantasyland; None: the expected value of a fantasyland hand of the next hand's size
+    (``engine.solver.DEFAULT_STAY_VALUE``: 10 at 13 cards, 14.5 at 14, 21.2 at 15)."""
     shoot_the_moon: bool = False
     shoot_the_moon_points: int = 20
     chinese_bonuses: bool = True
@@ -133,6 +152,11 @@ class Rules:
             )
         if self.shoot_the_moon_points < 0 or self.chinese_surrender < 0:
             raise RulesError("Bonus and surrender values cannot be negative")
+        if self.stay_value is not None and (
+            not isinstance(self.stay_value, int) or not 0 <= self.stay_value <= MAX_STAY_VALUE
+        ):
+            raise RulesError(f"stay_value must be between 0 and {MAX_STAY_VALUE} points, got "
+                             f"{self.stay_value}")
 
     # -- derived ---------------------------------------------------------------------------
     @property
@@ -191,7 +215,7 @@ class Rules:
         def word(value: Any) -> str:
             if isinstance(value, bool):
                 return "on" if value else "off"
-            return str(value)
+            return "default" if value is None else str(value)
 
         out = []
         for f in fields(self):
@@ -228,6 +252,8 @@ class Rules:
                 changes[key] = int(value)
             elif key == "scoring":
                 changes[key] = value
+            elif key == "stay_value":
+                changes[key] = parse_stay_value(value)
             elif value.lower() in _ON or value.lower() in _OFF:
                 changes[key] = value.lower() in _ON
             else:
@@ -251,6 +277,8 @@ class Rules:
                 raise RulesError(f"“{label}” is an option of pineapple; this table plays "
                                  f"{self.variant}")
         fields_ = {k: v for k, v in changes.items() if k not in NATURAL_NAMES}
+        if isinstance(fields_.get("stay_value"), str):  # as written: a number or default
+            fields_["stay_value"] = parse_stay_value(fields_["stay_value"])
         naturals = {k: int(v) for k, v in changes.items() if k in NATURAL_NAMES}
         if "timer" in fields_ and "set_timer" not in fields_:
             fields_["set_timer"] = max(self.set_timer, int(fields_["timer"]))
@@ -332,6 +360,9 @@ class Rules:
                 if self.progressive_stay:
                     stay += " (progressive stay: trips top or a royal 15 cards, otherwise 14)"
                 lines.append(stay + ".")
+                if self.stay_value is not None:
+                    lines.append(f"The bots and suggestions count {self.stay_value} points for "
+                                 "staying in fantasyland.")
                 if self.button_stays_for_fantasyland:
                     lines.append("The button stays put when the next hand has a fantasyland.")
             else:

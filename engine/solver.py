@@ -97,8 +97,9 @@ standard errors by bootstrap over the deals) measured:
 
 Rounded to 0.1, within one standard error.  What this leaves out: a fantasyland hand also tends to
 win rows against opponents who play theirs blind, and the ordinary hand it replaces would have had
-royalties and a chance of fantasyland of its own.  A table that prices staying differently passes
-``stay_value`` (one number, or a mapping by hand size)."""
+royalties and a chance of fantasyland of its own.  A table that prices staying differently sets
+the ``stay_value`` option (``Rules.stay_value``, ``/ofc options stay_value``: one number of points
+for every stay); a caller may pass ``stay_value`` (one number, or a mapping by hand size)."""
 
 
 @dataclass(frozen=True)
@@ -180,11 +181,13 @@ def stay_bonus(
 ) -> float:
     """The value given to staying in fantasyland with a next hand of ``stay_cards`` cards.
 
-    ``stay_value``: None for ``DEFAULT_STAY_VALUE``, a number for every stay, or a mapping from
-    the next hand's card count to its value.  ``rules`` is where a table's own stay-value option
-    will be read once ``Rules`` has one."""
+    ``stay_value``: a number for every stay, or a mapping from the next hand's card count to
+    its value; None for the table's option (``Rules.stay_value``) or, when that is not set,
+    ``DEFAULT_STAY_VALUE``."""
     if stay_cards <= 0:
         return 0.0
+    if stay_value is None and rules.stay_value is not None:
+        stay_value = float(rules.stay_value)
     table = DEFAULT_STAY_VALUE if stay_value is None else stay_value
     if isinstance(table, Mapping):
         if not table:

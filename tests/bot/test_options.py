@@ -256,3 +256,71 @@ async def test_a_set_that_fouls_is_played_only_when_confirmed() -> None:
     assert "Your hand is set" in (await svc.place_text(CH, ALICE, move + " foul")).text
     await svc.shutdown()
     await store.close()
+
+
+async def test_the_stay_value_option_prices_staying_for_the_solver(tmp_path: object) -> None:
+    """The issue's "value of staying in fantasyland (a rules option)": ``stay_value`` is set by
+    /ofc options (a number or default), shown in /ofc rules, kept over a restart, refused at a
+    chinese table, and it is what the solver counts for a stay."""
+    db = f"{tmp_path}/s.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "stay1")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    words, _ = await svc.set_options(CH, ALICE, False, stay_value="30")
+    assert words == ["value of staying in fantasyland: default → 30"]
+    assert any("count 30 points for staying" in line for line in svc.rules_text(CH))
+    with pytest.raises(ServiceError, match="whole number of points from 0 to 200"):
+        await svc.set_options(CH, ALICE, False, stay_value="lots")
+    await svc.shutdown()
+    await store.close()
+    svc, rec, store = await make(db, seed_factory=lambda: "stay1")
+    await svc.recover()
+    assert svc.table_in_channel(CH).table_rules.stay_value == 30
+    words, _ = await svc.set_options(CH, ALICE, False, stay_value="default")
+    assert words == ["value of staying in fantasyland: 30 → default"]
+    assert svc.table_in_channel(CH).table_rules.stay_value is None
+    await svc.shutdown()
+    await store.close()
+    svc, rec, store = await make(seed_factory=lambda: "stay2")
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
+    with pytest.raises(ServiceError, match="fantasyland option"):
+        await svc.set_options(CH, ALICE, False, stay_value="5")
+    await svc.shutdown()
+    await store.close()
+
+
+def test_stay_value_text_option_and_solver() -> None:
+    from engine.rules import parse_stay_value
+    from engine.solver import DEFAULT_STAY_VALUE, solve_fantasyland, stay_bonus
+
+    rules = Rules(variant="pineapple")
+    assert rules.with_text_options(["stay_value=12"]).stay_value == 12
+    assert rules.with_options(stay_value=12).with_text_options(["stay_value=auto"]) == rules
+    assert parse_stay_value(" Default ") is None and parse_stay_value("0") == 0
+    for bad in ("-1", "201", "1.5", "²"):
+        with pytest.raises(RulesError, match="stay_value"):
+            rules.with_text_options([f"stay_value={bad}"])
+    with pytest.raises(RulesError, match="between 0 and 200"):
+        Rules(variant="pineapple", stay_value=-3)
+    assert Rules.from_json(rules.with_options(stay_value=7).to_json()).stay_value == 7
+    old = rules.to_json()
+    del old["stay_value"]  # a table saved before the option existed
+    assert Rules.from_json(old) == rules
+    assert stay_bonus(14, rules) == DEFAULT_STAY_VALUE[14]
+    assert stay_bonus(14, rules.with_options(stay_value=40)) == 40.0
+    assert stay_bonus(14, rules.with_options(stay_value=40), stay_value=3.0) == 3.0
+    assert stay_bonus(0, rules.with_options(stay_value=40)) == 0.0
+    # the solver follows the option: the same as passing the number, and it can change the set
+    import random
+
+    rng = random.Random(5)
+    from engine import DECK
+
+    changed = 0
+    for _ in range(30):
+        cards = rng.sample(list(DECK), 14)
+        free = solve_fantasyland(cards, rules.with_options(stay_value=0))
+        assert free == solve_fantasyland(cards, rules, stay_value=0.0)
+        keen = solve_fantasyland(cards, rules.with_options(stay_value=200))
+        assert keen == solve_fantasyland(cards, rules, stay_value=200.0)
+        changed += keen.board != free.board
+    assert changed > 0

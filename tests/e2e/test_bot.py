@@ -626,6 +626,8 @@ async def test_table_options_by_the_creator(tmp_path: Any) -> None:
         assert r.ephemeral and "creator or a server manager" in r.content
         r = await w.slash(w.alice, "ofc options", progressive=False)
         assert r.ephemeral and "fantasyland option" in r.content
+        r = await w.slash(w.alice, "ofc options", stay_value="20")
+        assert r.ephemeral and "fantasyland option" in r.content
         r = await w.slash(w.alice, "ofc options", surrender=5, dragon=20, strict_top=True)
         assert not r.ephemeral and "changed the table's options (now)" in r.content
         assert "surrender pays: 3 → 5" in r.content and "natural dragon: 13 → 20" in r.content

@@ -508,3 +508,17 @@ def test_warm_up_fills_the_caches_once_per_variant(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(ai, "choose_move", refuse)
     ai.warm_up(("ofc",), hands=1)
+
+
+def test_tables_differing_only_in_clocks_share_the_warmed_model() -> None:
+    """The AI's model (and the caches the warm-up fills) is shared by rules that differ only
+    in what the AI does not read: the clocks and where the button goes."""
+    plain = Rules(variant="pineapple")
+    timed = plain.with_options(timer=45, set_timer=120, button_stays_for_fantasyland=False)
+    assert timed != plain
+    assert ai._model(timed, ai.DEFAULT_CONFIG) is ai._model(plain, ai.DEFAULT_CONFIG)
+    assert ai._model(timed, ai.DEFAULT_CONFIG).learned is not None  # still the learned value
+    assert ai._model(plain.with_options(stay_value=50), ai.DEFAULT_CONFIG) is ai._model(
+        plain, ai.DEFAULT_CONFIG)  # the solver's option, not the street AI's
+    strict = plain.with_options(strict_top=True)
+    assert ai._model(strict, ai.DEFAULT_CONFIG) is not ai._model(plain, ai.DEFAULT_CONFIG)
