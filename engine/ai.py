@@ -1291,7 +1291,8 @@ _SAFETY = 0.96
 
 def set_move(cards: Sequence[Card], rules: Rules) -> tuple[Move, float, str]:
     """A whole 13-card set (fantasyland: plus discards): the solver, else the greedy set.
-    Returns the move, its royalties (plus stay bonus) and a note."""
+    Returns the move, its value (fantasyland: royalties plus the stay bonus; chinese: the
+    expected points against a typical opponent) and a note."""
     board: Board | None = None
     discards: tuple[Card, ...] = ()
     score = 0.0
@@ -1301,6 +1302,7 @@ def set_move(cards: Sequence[Card], rules: Rules) -> tuple[Move, float, str]:
 
         if rules.variant == "chinese":
             board = solver.best_chinese_setting(list(cards), rules)
+            score = solver.chinese_setting_value(board, rules)
             note = "best setting"
         else:
             sol = solver.solve_fantasyland(list(cards), rules)
@@ -1451,12 +1453,21 @@ def suggest(
                 why += f", royalties {best.royalties:.0f}"
             if best.fantasyland_rate:
                 why += ", into fantasyland"
-        explanation = f"{text}: {why}; worth {best.value:+.1f} points."
+        explanation = f"{text}: {why}; worth {best.value:+.1f} points"
+        cards = after.fantasyland_cards(hand.rules) if not best.foul_rate else 0
+        if cards:
+            model = _model(hand.rules, DEFAULT_CONFIG)
+            fl = model.config.fantasyland_value(cards) * max(1, len(_opponents(hand, seat, model)))
+            explanation += (f", of which {fl:.1f} is what the fantasyland of {cards} cards is "
+                            "expected to bring")
+        explanation += "."
     else:
         explanation = (
             f"{text}: {best.value:+.1f} points expected over {best.simulations} simulated "
             f"finishes (foul {_pct(best.foul_rate)}, royalties {best.royalties:.1f}"
             + (f", fantasyland {_pct(best.fantasyland_rate)}" if hand.rules.has_fantasyland else "")
+            + (", a fantasyland counted at what it is expected to bring"
+               if hand.rules.has_fantasyland and best.fantasyland_rate else "")
             + ")."
         )
     if len(found) > 1:
@@ -1480,5 +1491,7 @@ def _suggest_set(hand: Hand, seat: int, req: Requirement) -> Suggestion:
         extra.append(f"royalties {board.royalties(hand.rules)}")
     if note:
         extra.append(note)
+    if hand.rules.variant == "chinese" and note == "best setting":
+        extra.append(f"about {score:+.1f} points against a typical opponent")
     return Suggestion(move[0], move[1], score,
                       text + (f" ({', '.join(extra)})" if extra else "") + ".")

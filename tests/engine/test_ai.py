@@ -522,3 +522,31 @@ def test_tables_differing_only_in_clocks_share_the_warmed_model() -> None:
         plain, ai.DEFAULT_CONFIG)  # the solver's option, not the street AI's
     strict = plain.with_options(strict_top=True)
     assert ai._model(strict, ai.DEFAULT_CONFIG) is not ai._model(plain, ai.DEFAULT_CONFIG)
+
+
+def test_suggestions_say_what_their_value_is_made_of() -> None:
+    """The value of a suggested last card counts the fantasyland it earns at what one is
+    expected to bring: the text says how much of the figure that is (it read as points won);
+    a chinese set's suggestion gives its value against a typical opponent."""
+    # pineapple, button on seat 1: seat 0 draws first each street (5, then 3 a street)
+    mine = ["Qh Qd Ac Ad 9s", "7c 9h 2d", "4s 3c 2c", "2h 3d 4c", "Kc 5s 6h"]
+    theirs = ["Tc Td 8c 8d 6c", "5c 5d 7d", "Js Jh 6d", "Ks 7s 7h", "4h 4d 5h"]
+    deck = [c for a, b in zip(mine, theirs, strict=True) for c in C(a) + C(b)]
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], button=1, deck=deck)
+    script = iter(["Qh Qd top Ac Ad middle 9s bottom", "7c middle 9h bottom 2d discard",
+                   "4s middle 3c bottom 2c discard", "2h middle 3d bottom 4c discard"])
+    while hand.to_act() != [0] or len(hand.boards[0]) < 11:
+        seat = hand.to_act()[0]
+        req = hand.requirement(seat)
+        assert req is not None
+        hand.place(seat, *(parse_move(next(script), req, hand.boards[0]) if seat == 0
+                           else street_moves(req)[0]))
+    tip = suggest(hand, 0, "easy", rng=random.Random(0), simulations=40)
+    fl = ai.DEFAULT_CONFIG.fantasyland_value(14)  # queens on top: 14 cards
+    assert "into fantasyland" in tip.explanation
+    assert f"of which {fl:.1f} is what the fantasyland of 14 cards is expected to bring" in (
+        tip.explanation)
+    chinese = Hand(Rules(variant="chinese"), ["a", "b"], 1, seed="set-text")
+    tip = suggest(chinese, 0, "easy")
+    assert "best setting" in tip.explanation and "against a typical opponent" in tip.explanation
+    assert f"about {tip.value:+.1f} points" in tip.explanation
