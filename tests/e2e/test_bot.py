@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from typing import Any
 
 import pytest
 
+from bot.app import GIL_SWITCH_INTERVAL
 from engine import Card, ai, parse_cards
 
 from .conftest import World, make_world, panel_cards
@@ -488,11 +490,10 @@ async def test_bad_input_is_explained_and_changes_nothing(tmp_path: Any) -> None
 
 async def test_practice_table_with_bots_moves_no_units(tmp_path: Any) -> None:
     async with make_world(tmp_path, seed_factory=lambda: "e2e-bots") as w:
-        bot = await w.start_bot()
-        # the AI's caches are filled in the background at start (once per process)
-        assert bot._ai_warm_up is not None
-        await bot._ai_warm_up
+        await w.start_bot()
+        # the AI's caches are filled at start, before the gateway connects (once per process)
         assert {"pineapple", "ofc"} <= ai._WARMED
+        assert sys.getswitchinterval() == GIL_SWITCH_INTERVAL  # images keep pace with bots
         r = await w.slash(w.alice, "ofc new", variant="pineapple", bots=1, level="easy")
         assert "Practice table" in r.content
         await w.slash(w.alice, "ofc start")
