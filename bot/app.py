@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import time
 import uuid
 from typing import Any
 
@@ -15,6 +16,7 @@ from discord.ext import commands
 from .service import ServiceError, TableService
 from .settings import Settings, apply_discord_endpoints
 from .store import Store
+from .thinker import Thinker
 
 log = logging.getLogger("ofc.bot")
 
@@ -54,7 +56,8 @@ class OFCBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.settings.database)
-        options: dict[str, Any] = {"next_hand_delay": self.settings.next_hand_delay}
+        options: dict[str, Any] = {"next_hand_delay": self.settings.next_hand_delay,
+                                   "thinker": Thinker(self.settings.ai_processes)}
         options.update(self.service_options)
         self.service = TableService(self.store, **options)
         for ext in EXTENSIONS:
@@ -75,21 +78,26 @@ class OFCBot(commands.Bot):
         # (not 5) keeps the event loop and the image threads responsive meanwhile
         sys.setswitchinterval(GIL_SWITCH_INTERVAL)
         await asyncio.to_thread(warm_up)  # card sprites drawn once, off the event loop
-        # the AI's caches filled before the gateway connects (the first bot moves would spend
-        # their budget filling them; done meanwhile, it slowed the first interactions)
-        await self._warm_ai()
+        # the AI's workers started (or its caches warmed) before the gateway connects (the
+        # first bot moves would spend their budget filling them; done meanwhile, it slowed
+        # the first interactions)
+        await self._start_thinker()
         resumed = await self.service.recover()
         log.info("recovered %d open table(s)", len(resumed))
 
-    async def _warm_ai(self) -> None:
-        from engine.ai import warm_up
-
+    async def _start_thinker(self) -> None:
+        assert self.service is not None
+        thinker = self.service.thinker
+        start = time.perf_counter()
         try:
-            took = await asyncio.to_thread(warm_up)
-        except Exception:  # a cold cache is slower, not wrong
-            log.exception("AI warm-up failed")
-        else:
-            log.info("AI warmed up in %.1f s", took)
+            await thinker.start()
+        except Exception:  # no worker process: think in threads (slower images, same moves)
+            log.exception("the AI worker processes did not start; the AI thinks in threads")
+            thinker.close()
+            self.service.thinker = thinker = Thinker(0)
+            await thinker.start()
+        log.info("AI ready in %.1f s (%s)", time.perf_counter() - start,
+                 f"{thinker.processes} worker process(es)" if thinker.processes else "threads")
 
     async def close(self) -> None:
         if self.service is not None:

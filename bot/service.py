@@ -37,6 +37,7 @@ from .store import (
     StoreError,
     TableRow,
 )
+from .thinker import Thinker
 
 log = logging.getLogger("ofc.service")
 
@@ -348,8 +349,11 @@ class TableService:
         seed_factory: Callable[[], str] = _seed,
         deck_factory: Callable[[TableState], Sequence[Card] | None] | None = None,
         bot_delay: float = 0.0,
+        thinker: Thinker | None = None,
     ) -> None:
         self.store = store
+        self.thinker = thinker or Thinker(0)
+        """Where the AI thinks (worker processes, or threads of this process)."""
         self._notifier = SafeNotifier(notifier or NullNotifier())
         self.clock = clock
         self.next_hand_delay = next_hand_delay
@@ -458,6 +462,7 @@ class TableService:
         tasks = [x for t in self.tables.values() for x in [*t.tasks, t.timer] if x is not None]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        self.thinker.close()
 
     def rearm(self) -> None:
         """Re-arm every table's timer from its stored deadlines (after a clock change)."""
@@ -1406,7 +1411,7 @@ class TableService:
             snapshot = Hand.from_json(t.hand.to_json())
         from engine.ai import suggest
 
-        s = await asyncio.to_thread(suggest, snapshot, hs, "normal")
+        s = await self.thinker.run(suggest, snapshot, hs, "normal")
         return f"{req.describe()}: suggested {s.explanation}"
 
     # ------------------------------------------------------------------ timers and bots
@@ -1444,7 +1449,7 @@ class TableService:
                     snapshot = Hand.from_json(t.hand.to_json())
                 # think without holding the table (the others' commands go on meanwhile);
                 # the seats act independently, so every move is found on the same snapshot
-                moves = {hs: await asyncio.to_thread(snapshot.autoplay, hs) for hs, _ in todo}
+                moves = {hs: await self.thinker.run(snapshot.autoplay, hs) for hs, _ in todo}
                 async with t.lock:
                     if t.hand is None or t.hand.is_over or t.row.hand_no != hand_no:
                         continue
@@ -1461,7 +1466,7 @@ class TableService:
                         except IllegalAction:  # cannot happen: found on this seat's state
                             log.exception("timeout move refused; thinking again")
                             fresh = Hand.from_json(t.hand.to_json())
-                            t.hand.apply(await asyncio.to_thread(fresh.autoplay, hs))
+                            t.hand.apply(await self.thinker.run(fresh.autoplay, hs))
                         played += 1
                         t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
@@ -1552,9 +1557,9 @@ class TableService:
             level = str(seat.bot_level) if seat and seat.bot_level else "normal"
             snapshot = Hand.from_json(t.hand.to_json())
         # think without holding the table: the others' commands go on meanwhile
-        natural = await asyncio.to_thread(choose_natural, snapshot, hs)
+        natural = await self.thinker.run(choose_natural, snapshot, hs)
         placed, discards = (
-            ((), ()) if natural else await asyncio.to_thread(choose_move, snapshot, hs, level)
+            ((), ()) if natural else await self.thinker.run(choose_move, snapshot, hs, level)
         )
         async with t.lock:
             if not current():
@@ -1568,7 +1573,7 @@ class TableService:
                     t.hand.place(hs, placed, discards)
             except IllegalAction:
                 log.exception("bot move refused; autoplaying")
-                t.hand.apply(await asyncio.to_thread(snapshot.autoplay, hs))
+                t.hand.apply(await self.thinker.run(snapshot.autoplay, hs))
             t.deadlines.pop(hs, None)
             try:
                 await self._after_action(t)

@@ -38,6 +38,15 @@ def _float(name: str, value: str | None, default: float) -> float:
     return seconds
 
 
+def _processes(value: str | None) -> int:
+    number = _int("OFC_AI_PROCESSES", value)
+    if number is None:
+        return 1
+    if not 0 <= number <= 16:
+        raise SettingsError(f"OFC_AI_PROCESSES must be 0 to 16 worker processes, got {number}")
+    return number
+
+
 def _database(value: str) -> str:
     """The database path (``~`` expanded), refused when its folder does not exist or it is a
     folder (found now, not after connecting to Discord)."""
@@ -63,6 +72,8 @@ class Settings:
     """Seconds between a showdown and the next deal."""
     edit_coalesce: float = 0.4
     """Table-message edits within this window are merged into one."""
+    ai_processes: int = 1
+    """Worker processes the AI thinks in (0: threads of the bot's process; ``bot.thinker``)."""
 
     @classmethod
     def from_env(cls, env_file: str | Path | None = ".env") -> Settings:
@@ -87,6 +98,7 @@ class Settings:
             log_level=level,
             next_hand_delay=_float("OFC_NEXT_HAND_DELAY", env.get("OFC_NEXT_HAND_DELAY"), 5.0),
             edit_coalesce=_float("OFC_EDIT_COALESCE", env.get("OFC_EDIT_COALESCE"), 0.4),
+            ai_processes=_processes(env.get("OFC_AI_PROCESSES")),
         )
 
 

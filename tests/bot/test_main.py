@@ -9,7 +9,8 @@ from bot.__main__ import main
 from bot.settings import Settings, SettingsError, apply_discord_endpoints
 
 KEYS = ("DISCORD_TOKEN", "OFC_DATABASE", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
-        "OFC_DEV_GUILD_ID", "OFC_LOG_LEVEL", "OFC_NEXT_HAND_DELAY", "OFC_EDIT_COALESCE")
+        "OFC_DEV_GUILD_ID", "OFC_LOG_LEVEL", "OFC_NEXT_HAND_DELAY", "OFC_EDIT_COALESCE",
+        "OFC_AI_PROCESSES")
 
 
 @pytest.fixture
@@ -37,6 +38,16 @@ def test_settings_from_env_and_dotenv(clean_env: pytest.MonkeyPatch, tmp_path: o
     assert s.discord_token == "abc" and s.dev_guild_id == 42 and s.database == "/tmp/x.sqlite3"
     assert s.api_base == "http://127.0.0.1:9/api/v10"
     assert s.gateway_url == "wss://gateway.discord.gg/" and s.log_level == "INFO"
+
+
+def test_ai_processes_setting(clean_env: pytest.MonkeyPatch) -> None:
+    assert Settings.from_env().ai_processes == 1  # the AI thinks in one worker process
+    clean_env.setenv("OFC_AI_PROCESSES", "0")
+    assert Settings.from_env().ai_processes == 0  # threads of the bot's process
+    for bad, why in (("two", "a number"), ("-1", "0 to 16"), ("17", "0 to 16")):
+        clean_env.setenv("OFC_AI_PROCESSES", bad)
+        with pytest.raises(SettingsError, match=f"OFC_AI_PROCESSES must be {why}"):
+            Settings.from_env()
 
 
 def test_bad_settings_are_explained(clean_env: pytest.MonkeyPatch,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.app import GIL_SWITCH_INTERVAL
-from engine import Card, ai, parse_cards
+from engine import Card, parse_cards
 
 from .conftest import World, make_world, panel_cards
 from .fakediscord import FakeMessage, FakeUser, Perm
@@ -489,10 +489,12 @@ async def test_bad_input_is_explained_and_changes_nothing(tmp_path: Any) -> None
 
 
 async def test_practice_table_with_bots_moves_no_units(tmp_path: Any) -> None:
-    async with make_world(tmp_path, seed_factory=lambda: "e2e-bots") as w:
+    # the AI thinks in a worker process, as in production (OFC_AI_PROCESSES=1): the bot's
+    # moves and the suggestion below come from it
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-bots", ai_processes=1) as w:
         await w.start_bot()
-        # the AI's caches are filled at start, before the gateway connects (once per process)
-        assert {"pineapple", "ofc"} <= ai._WARMED
+        thinker = w.service.thinker
+        assert thinker.processes == 1 and thinker._pool is not None
         assert sys.getswitchinterval() == GIL_SWITCH_INTERVAL  # images keep pace with bots
         r = await w.slash(w.alice, "ofc new", variant="pineapple", bots=1, level="easy")
         assert "Practice table" in r.content

@@ -1,0 +1,57 @@
+"""Where the AI thinks: worker processes (the bot's default) or threads."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+
+import pytest
+
+from bot.thinker import Thinker
+from engine import Hand, Rules, ai
+from engine.ai import choose_move
+
+
+async def test_threads_warm_this_process_and_think_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ai, "_WARMED", set())
+    thinker = Thinker(0)
+    await thinker.start()
+    assert ai._WARMED == {"pineapple", "ofc"}
+    assert await thinker.run(os.getpid) == os.getpid()
+    thinker.close()
+
+
+async def test_a_worker_process_thinks_and_a_dead_one_is_replaced() -> None:
+    with pytest.raises(ValueError):
+        Thinker(-1)
+    thinker = Thinker(1)
+    try:
+        await thinker.start()
+        worker = await thinker.run(os.getpid)
+        assert worker != os.getpid()
+        # the same moves as in this process (the hand and the seeded rng are sent along)
+        hand = Hand(Rules(variant="pineapple"), ["a", "b"], 1, seed="thinker")
+        seat = hand.to_act()[0]
+        here = choose_move(hand, seat, "easy", random.Random(3), None, 40)
+        assert await thinker.run(choose_move, hand, seat, "easy", random.Random(3), None,
+                                 40) == here
+        assert await thinker.run(hand.autoplay, seat) == hand.autoplay(seat)
+        # the worker dies: the call that finds it dead is thought here, the next one in a
+        # new worker
+        os.kill(worker, signal.SIGKILL)
+        for _ in range(100):  # the pool notices within moments
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)
+        assert await thinker.run(os.getpid) == os.getpid()
+        assert thinker._pool is None
+        again = await thinker.run(os.getpid)
+        assert again not in (worker, os.getpid())
+    finally:
+        thinker.close()
+    assert await thinker.run(os.getpid) == os.getpid()  # closed: threads
