@@ -120,6 +120,10 @@ class Deal:
     royalties: list[int] = field(default_factory=list)
     fl_hands: int = 0
     """Fantasyland hands player A played."""
+    regular_points: list[int] = field(default_factory=list)
+    """Player A's result in each of its regular hands ..."""
+    fantasyland_points: list[int] = field(default_factory=list)
+    """... and in each of its fantasyland hands (what a fantasyland is worth)."""
     hands: int = 0
     times: list[float] = field(default_factory=list)
 
@@ -154,6 +158,8 @@ def play_deal(args: tuple[str, str, str, str, int | None, int, int, AIConfig]) -
             total += s.totals[seat_a]
             deal.hands += 1
             deal.fl_hands += int(hand.fantasyland[seat_a] > 0)
+            (deal.fantasyland_points if hand.fantasyland[seat_a] else deal.regular_points).append(
+                s.totals[seat_a])
             for seat in (0, 1) if selfplay else (seat_a,):
                 if hand.fantasyland[seat]:
                     continue
@@ -197,7 +203,15 @@ def summarise(deals: Sequence[Deal]) -> dict[str, float]:
         "time_max": max(times) if times else 0.0,
         "decisions": len(times),
         "boards": len(fouls),
+        "regular": mean_of([x for d in deals for x in getattr(d, "regular_points", [])]),
+        "regular_hands": sum(len(getattr(d, "regular_points", [])) for d in deals),
+        "fantasyland": mean_of([x for d in deals for x in getattr(d, "fantasyland_points", [])]),
+        "fantasyland_hands": sum(len(getattr(d, "fantasyland_points", [])) for d in deals),
     }
+
+
+def mean_of(xs: Sequence[float]) -> float:
+    return statistics.fmean(xs) if xs else float("nan")
 
 
 def rate(p: float, n: float) -> str:
@@ -279,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"{rate(s['fl'], s['boards']):>11} "
                       f"{s['royalties']:5.2f} {s['time_mean']:6.3f} {s['time_max']:5.2f}  "
                       f"{time.perf_counter() - t:4.0f} s")
+                if s["fantasyland_hands"] and match != "self":
+                    print(f"{'':31}regular hands {s['regular']:+.2f} ({s['regular_hands']}), "
+                          f"fantasyland hands {s['fantasyland']:+.2f} "
+                          f"({s['fantasyland_hands']})")
                 sys.stdout.flush()
     return 0
 
