@@ -203,6 +203,8 @@ def summarise(deals: Sequence[Deal]) -> dict[str, float]:
         "time_max": max(times) if times else 0.0,
         "decisions": len(times),
         "boards": len(fouls),
+        "foul_se": se_over_deals(deals, lambda d: d.fouls),
+        "fl_se": se_over_deals(deals, lambda d: d.fantasylands),
         "regular": mean_of([x for d in deals for x in getattr(d, "regular_points", [])]),
         "regular_hands": sum(len(getattr(d, "regular_points", [])) for d in deals),
         "fantasyland": mean_of([x for d in deals for x in getattr(d, "fantasyland_points", [])]),
@@ -214,10 +216,16 @@ def mean_of(xs: Sequence[float]) -> float:
     return statistics.fmean(xs) if xs else float("nan")
 
 
-def rate(p: float, n: float) -> str:
-    """A share of ``n`` boards in percent with its binomial standard error: ``7.8±0.7%``."""
-    se = math.sqrt(p * (1 - p) / n) if n else float("nan")
+def rate(p: float, se: float) -> str:
+    """A share in percent with its standard error: ``7.8±0.7%``."""
     return f"{100 * p:.1f}±{100 * se:.1f}%"
+
+
+def se_over_deals(deals: Sequence[Deal], per_deal: Callable[[Deal], list[int]]) -> float:
+    """The standard error of a per-board share, taken over deals (a deal's boards share their
+    cards, so they are not independent)."""
+    shares = [statistics.fmean(xs) for d in deals if (xs := per_deal(d))]
+    return statistics.stdev(shares) / math.sqrt(len(shares)) if len(shares) > 1 else float("nan")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -270,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     print("Each deal is played twice with the seats swapped (duplicate; self-play: two deals); "
           "pts/hand is the AI's\nmean per hand, se its standard error over deals; foul, FL "
           "(fantasyland entries) and roy (royalties)\nare per regular board of the AI (both "
-          "seats in self-play), foul and FL with their binomial standard\nerror; s/dec is the "
+          "seats in self-play), foul and FL with their standard error over\ndeals; s/dec is the "
           "AI's thinking time per decision.")
     print(f"{'level':7} {'variant':9} {'vs':7} {'deals':>5} {'hands':>5} {'pts/hand':>8} "
           f"{'se':>5} {'foul ± se':>11} {'FL ± se':>11} {'roy':>5} {'s/dec':>6} {'max':>5}  "
@@ -289,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
                 pts = "    —   " if match == "self" else f"{s['points']:+8.2f}"
                 se = "  — " if match == "self" else f"{s['se']:5.2f}"
                 print(f"{level:7} {variant:9} {match:7} {s['deals']:5.0f} {hands:5d} {pts} "
-                      f"{se:>5} {rate(s['foul'], s['boards']):>11} "
-                      f"{rate(s['fl'], s['boards']):>11} "
+                      f"{se:>5} {rate(s['foul'], s['foul_se']):>11} "
+                      f"{rate(s['fl'], s['fl_se']):>11} "
                       f"{s['royalties']:5.2f} {s['time_mean']:6.3f} {s['time_max']:5.2f}  "
                       f"{time.perf_counter() - t:4.0f} s")
                 if s["fantasyland_hands"] and match != "self":

@@ -183,13 +183,17 @@ class Board:
         t, m, b = self.values()
         return values_foul(t, m, b, rules is not None and rules.strict_top)
 
-    def foul_rows(self, rules: Rules | None = None) -> tuple[int, int] | None:
-        """The two rows (indices, the upper first) whose order fouls a finished board: (1, 2)
-        when the middle beats the bottom, else (0, 1); None when it does not foul."""
+    def foul_rows(self, rules: Rules | None = None) -> tuple[int, ...] | None:
+        """The rows (indices, top first) in the wrong order on a finished board: (1, 2) when
+        the middle beats the bottom, (0, 1) when the top is not below the middle, (0, 1, 2)
+        when both; None when it does not foul."""
         if not self.is_foul(rules):
             return None
-        _, middle, bottom = self.values()
-        return (1, 2) if middle > bottom else (0, 1)
+        top, middle, bottom = self.values()
+        strict = rules is not None and rules.strict_top
+        upper = values_foul(top, middle, middle, strict)  # the top against the middle alone
+        lower = middle > bottom
+        return (0, 1, 2) if upper and lower else (1, 2) if lower else (0, 1)
 
     def foul_reason(self, rules: Rules | None = None) -> str | None:
         """Why a finished board fouls, in words (``the middle (pair of aces) beats the bottom
@@ -198,10 +202,13 @@ class Board:
         if rows is None:
             return None
         top, middle, bottom = self.values()
+        verb = "is not below" if rules is not None and rules.strict_top else "beats"
         if rows == (1, 2):
             return f"the middle ({middle.describe()}) beats the bottom ({bottom.describe()})"
-        verb = "is not below" if rules is not None and rules.strict_top else "beats"
-        return f"the top ({top.describe()}) {verb} the middle ({middle.describe()})"
+        if rows == (0, 1):
+            return f"the top ({top.describe()}) {verb} the middle ({middle.describe()})"
+        return (f"the top ({top.describe()}) {verb} the middle ({middle.describe()}), which "
+                f"beats the bottom ({bottom.describe()})")
 
     def row_royalties(self, rules: Rules | None = None) -> tuple[int, int, int]:
         """Royalties per row (all 0 for a fouled board or in chinese)."""

@@ -238,7 +238,7 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     row_roy = st.row_royalties[i] if i < len(st.row_royalties) else (0, 0, 0)
     gx = x
     complete = board is not None and board.is_complete
-    # the two rows in the wrong order: their hand names in the foul colour, the stamp between
+    # the rows in the wrong order: their hand names in the foul colour, the stamp between
     foul_rows = (board.foul_rows(view.rules) if board is not None and complete
                  and st.fouled[i] and not st.surrendered[i] else None) or ()
     row_x: list[int] = []
@@ -308,16 +308,16 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     elif st.fouled[i] and complete:
         scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
                    (0, 0, 0), 70)
-        # over the gap between the rows in the wrong order, translucent: the cards that
-        # explain the foul stay readable under it
-        upper = foul_rows[0] if foul_rows else 1
+        # over the gap between the rows in the wrong order (the lower pair when all three
+        # are), translucent: the cards that explain the foul stay readable under it
+        upper = foul_rows[-2] if foul_rows else 1
         gap_x = row_x[upper] + gw[upper] + ggap // 2
         scene.sprite(stamp("FOUL", m(52), FOUL, 7.0, opacity=FOUL_STAMP_OPACITY),
                      gap_x, (cards_box[1] + cards_box[3]) // 2)
 
 
 FOUL_TEXT = (255, 150, 150)
-"""The hand names of the two rows that foul a board (light red on the felt)."""
+"""The hand names of the rows that foul a board (light red on the felt)."""
 FOUL_STAMP_OPACITY = 150
 """The FOUL stamp's ink: translucent, so the cards under it can be read."""
 

@@ -20,4 +20,5 @@ def test_breakdown_adds_up_and_rates_have_errors() -> None:
     s = summarise(deals)
     assert s["regular_hands"] + s["fantasyland_hands"] == 16
     assert s["boards"] == 16 - s["fantasyland_hands"]
-    assert rate(0.25, 100) == "25.0±4.3%"
+    assert rate(0.25, 0.043) == "25.0±4.3%"
+    assert s["foul_se"] >= 0 and s["fl_se"] >= 0

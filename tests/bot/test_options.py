@@ -250,7 +250,7 @@ async def test_a_set_that_fouls_is_played_only_when_confirmed() -> None:
     assert evaluate(clean.bottom) > evaluate(clean.middle)
     move = (f"{' '.join(map(str, clean.top))} top {' '.join(map(str, clean.bottom))} middle "
             f"{' '.join(map(str, clean.middle))} bottom")
-    with pytest.raises(ServiceError, match="This board fouls: the middle .* add `foul` at the"):
+    with pytest.raises(ServiceError, match="This board fouls: the .* beats the bottom .* add `foul` at the"):
         await svc.place_text(CH, ALICE, move)
     assert t.hand.log == [] or all(a.seat != hs for a in t.hand.log)
     assert "Your hand is set" in (await svc.place_text(CH, ALICE, move + " foul")).text

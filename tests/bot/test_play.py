@@ -236,5 +236,5 @@ def test_a_set_that_fouls_asks_for_foul_at_the_end() -> None:
             f"{' '.join(map(str, clean.middle))} bottom")
     code, out = run(["--variant", "chinese", "--seed", "f1", *FAST], [move, move + " foul"])
     assert code == 0
-    assert "This board fouls: the middle" in out and "'foul' at the end" in out
+    assert "This board fouls: the " in out and "beats the bottom" in out and "'foul' at the end" in out
     assert "You FOUL" in out  # played, as confirmed

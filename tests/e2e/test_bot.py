@@ -216,7 +216,8 @@ async def test_pineapple_progressive_fantasyland_by_dm_and_fallback(tmp_path: An
             rec = await w.click(w.carol, rec, label=row)
         panel_msg = rec
         rec = await w.click(w.carol, panel_msg, label="Confirm")  # high cards on top: a foul
-        assert rec.ephemeral and "This board fouls: the middle" in rec.content
+        assert rec.ephemeral and "This board fouls: the " in rec.content
+        assert "beats the bottom" in rec.content
         assert "press **Confirm** again" in rec.content
         rec = await w.click(w.carol, panel_msg, label="Confirm")  # played, as asked
         assert "set" in rec.content.lower()

@@ -375,7 +375,8 @@ def test_a_foul_that_could_be_avoided_is_explained() -> None:
     rows = [0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]  # worked example 2: AA K over AA Q 7 3
     placed = list(zip(cards, rows, strict=True))
     assert foul_warning(Board(), req, placed, Rules(variant="chinese")) == (
-        "the middle (pair of aces) beats the bottom (pair of jacks)")
+        "the top (pair of aces) beats the middle (pair of aces), which beats the bottom "
+        "(pair of jacks)")
     clean = list(zip(cards, [2, 2, 0, 2, 2, 1, 1, 0, 1, 1, 1, 0, 2], strict=True))
     assert foul_warning(Board(), req, clean, Rules(variant="chinese")) is None
     # the last card of classic ofc where every row fouls: nothing to warn about

@@ -264,7 +264,8 @@ def test_foul_is_stamped() -> None:
     for spot in fouled:  # every fouled card is veiled
         with pytest.raises(AssertionError):
             assert_drawn(im, [spot], FOUR)
-    # the stamp sits between the rows in the wrong order (Fiona's middle beats her bottom),
+    # the stamp sits between the rows in the wrong order (Fiona's top beats her middle, which
+    # beats her bottom: between the lower pair),
     # not over the middle of the middle row
     middle = [s.box for s in fouled if s.row == "middle"]
     bottom = [s.box for s in fouled if s.row == "bottom"]

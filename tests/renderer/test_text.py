@@ -184,10 +184,14 @@ def test_a_foul_says_why_in_the_text() -> None:
     fouled = Board.parse("Ah Ad Kc / As Ac Qd 7s 3c / Js Jc 9d 5h 2c")
     clean = Board.parse("2h 3d 4c / 5s 5h 6d 7h 8h / 9c 9h Tc Td Ks")
     text = describe_showdown(ShowdownView(("F", "C"), settle([fouled, clean], rules), rules))
-    assert "FOUL: the middle (pair of aces) beats the bottom (pair of jacks)" in text
+    assert ("FOUL: the top (pair of aces) beats the middle (pair of aces), which beats the "
+            "bottom (pair of jacks)") in text
     assert Board.parse("Ah Ad Kc / As Kd Qd 7s 3c / Js Jc Jd 5h 2c").foul_reason() == (
         "the top (pair of aces) beats the middle (ace-high)")
     assert clean.foul_reason() is None
-    assert fouled.foul_rows() == (1, 2)
+    assert fouled.foul_rows() == (0, 1, 2)  # AAK over AAQ73 over JJ: both pairs wrong
+    lower = Board.parse("Kh 8d 4s / As Ac Qd 7s 3c / Js Jc 9d 5h 2c")
+    assert lower.foul_rows() == (1, 2)
+    assert lower.foul_reason() == "the middle (pair of aces) beats the bottom (pair of jacks)"
     assert Board.parse("Ah Ad Kc / As Kd Qd 7s 3c / Js Jc Jd 5h 2c").foul_rows() == (0, 1)
     assert clean.foul_rows() is None
