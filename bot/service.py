@@ -568,7 +568,9 @@ class TableService:
         if buyin > player.balance:
             raise ServiceError(
                 f"You have {player.balance} units; the buy-in is {buyin}. "
-                "Choose a smaller `buyin`."
+                "Choose a smaller `buyin`"
+                + (", or play for no units with `stake:0 buyin:0` (e.g. against bots)."
+                   if player.balance == 0 else ".")
             )
         try:
             row = await self.store.create_table(
@@ -600,8 +602,9 @@ class TableService:
             raise ServiceError(
                 f"The stake is at most {settings.max_stake} units per point on this server."
             )
-        if buyin <= 0:
-            raise ServiceError("The buy-in must be at least 1 unit.")
+        if buyin < 0 or (buyin == 0 and stake > 0):
+            raise ServiceError("The buy-in must be at least 1 unit (0 only at a table with "
+                               "stake 0, which plays for no units).")
         if buyin > settings.max_buyin:
             raise ServiceError(f"The buy-in is at most {settings.max_buyin} units on this server.")
 

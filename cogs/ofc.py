@@ -87,7 +87,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.command(name="new", description="Open a table in this channel (you take a seat)")
     @app_commands.describe(
         variant="ofc (classic), pineapple, or chinese (closed)",
-        stake="Units per point", buyin="Units you bring to the table",
+        stake="Units per point", buyin="Units you bring to the table (0 at a stake-0 table)",
         seats="Seats at the table (2-4; pineapple 2-3)", scoring="Scoring method",
         fantasyland="Play with fantasyland", timer="Seconds per decision",
         bots="AI players to seat now (a table of one human and bots is practice)",
@@ -96,7 +96,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     async def new(
         self, interaction: discord.Interaction, variant: Variant = "ofc",
         stake: app_commands.Range[int, 0, 1_000_000] = 1,
-        buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
+        buyin: app_commands.Range[int, 0, 10_000_000] | None = None,
         seats: app_commands.Range[int, 2, 4] | None = None, scoring: Scoring | None = None,
         fantasyland: bool = True, timer: app_commands.Range[int, 10, 600] | None = None,
         bots: app_commands.Range[int, 0, 3] = 0, level: Level = "normal",
@@ -130,7 +130,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.describe(buyin="Units to bring (default: the table's buy-in)")
     async def join(
         self, interaction: discord.Interaction,
-        buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
+        buyin: app_commands.Range[int, 0, 10_000_000] | None = None,
     ) -> None:
         seat = await self.service.join(
             _guild_id(interaction), _channel_id(interaction), interaction.user.id,

@@ -277,3 +277,24 @@ async def test_a_surrender_confirmed_late_does_not_surrender_the_next_hand() -> 
     assert "You surrendered" in await svc.surrender(CH, ALICE, svc.surrender_check(CH, ALICE))
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_player_with_no_units_can_practise_for_nothing() -> None:
+    """A broke player is told how to play anyway: a stake-0 table takes a buy-in of 0 (and
+    only it does), and its hands against a bot are dealt and played."""
+    svc, rec, store = await make(seed_factory=lambda: "free")
+    player = await store.ensure_player(G, ALICE, "alice")
+    await store.grant(G, ALICE, -player.balance, ALICE, "test: broke")
+    with pytest.raises(ServiceError, match="play for no units with `stake:0 buyin:0`"):
+        await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
+    with pytest.raises(ServiceError, match="0 only at a table with stake 0"):
+        await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=1, buyin=0, bots=1)
+    t = await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=0, buyin=0, bots=1)
+    await svc.start(CH, ALICE)
+    assert t.hand is not None and len(t.hand_seats) == 2
+    await finish_by_autoplay(svc)
+    await until(lambda: any(kind == "showdown" for kind, _ in rec.events))
+    assert any(kind == "showdown" for kind, _ in rec.events)
+    assert (await store.player_stats(G, ALICE)).balance == 0
+    await svc.shutdown()
+    await store.close()
