@@ -567,7 +567,10 @@ async def test_next_hand_follows_and_button_moves(tmp_path: Any) -> None:
         assert t.hand.names[t.hand.button] == "alice"
         await play_regular_hand(w, [w.alice, w.bob])
         await wait_showdown(w, 1)
-        await w.fake.wait_until(lambda: table_of(w).hand is not None, 10, "the next deal")
+        # (the finished hand may still be held when the showdown is posted: wait for hand 2)
+        await w.fake.wait_until(
+            lambda: table_of(w).hand is not None and table_of(w).row.hand_no == 2, 10,
+            "the next deal")
         t = table_of(w)
         assert t.row.hand_no == 2
         assert t.hand.names[t.hand.button] == "bob"  # the button moved clockwise
