@@ -615,14 +615,16 @@ class TableService:
         t.seats = await self.store.seats(t.id)
 
     async def _refresh_after_write(self, t: TableState, **written: Any) -> None:
-        """Read the table back after a write that committed.  Should that read fail, memory
-        takes the table fields just written (``written``) and goes on: the write happened, so
-        it must not be reported or retried as a failure (the next refresh reads the rest)."""
+        """Read the table back after a write that committed.  Memory takes the table fields
+        just written (``written``) at once (what is read without the lock, e.g. a new hand
+        with its number, is never half old), then the read; should the read fail, memory
+        keeps them and goes on: the write happened, so it must not be reported or retried as
+        a failure (the next refresh reads the rest)."""
+        t.row = dataclasses.replace(t.row, **written)
         try:
             await self._refresh(t)
         except Exception:
             log.exception("reading table %s back after a write failed", t.id)
-            t.row = dataclasses.replace(t.row, **written)
 
     def _forget(self, t: TableState) -> None:
         self.tables.pop(t.id, None)

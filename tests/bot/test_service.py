@@ -298,3 +298,26 @@ async def test_a_player_with_no_units_can_practise_for_nothing() -> None:
     assert (await store.player_stats(G, ALICE)).balance == 0
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_new_hand_is_never_seen_with_the_old_hand_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the table is read back after a deal (an await: others run meanwhile without the
+    lock), memory already has the new hand's number with the new hand (it had the old one:
+    a showdown-time reader saw hand 1 with the cards of hand 2)."""
+    svc, rec, store = await make(seed_factory=lambda: "svc-number")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    seen: list[tuple[int, bool]] = []
+    refresh = svc._refresh
+
+    async def spy(table: Any) -> None:
+        seen.append((table.row.hand_no, table.hand is not None))
+        await refresh(table)
+
+    monkeypatch.setattr(svc, "_refresh", spy)
+    await svc.start(CH, ALICE)
+    assert (1, True) in seen and (0, True) not in seen
+    await svc.shutdown()
+    await store.close()
