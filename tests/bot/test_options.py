@@ -13,7 +13,17 @@ from engine import Rules, RulesError, evaluate, parse_cards
 from engine.autoplay import greedy_set
 from engine.board import ROW_SIZES
 
-from .test_service import ALICE, BOB, CAROL, CH, G, finish_by_autoplay, make, until
+from .test_service import (
+    ALICE,
+    BOB,
+    CAROL,
+    CH,
+    G,
+    finish_by_autoplay,
+    heads_up,
+    make,
+    until,
+)
 
 
 async def test_only_the_creator_or_a_manager_changes_options() -> None:
@@ -187,12 +197,8 @@ async def _play_out(svc: Any, t: Any) -> None:
 
 
 async def test_fantasyland_turned_off_during_the_hand_that_earns_one() -> None:
-    svc, rec, store = await make(seed_factory=lambda: "opt8", deck_factory=lambda t: QQ_DECK)
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
-    await svc.join(G, CH, BOB, "bob")
-    svc.next_hand_delay = 3600.0
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
+    svc, rec, store, t = await heads_up("opt8", deck_factory=lambda t: QQ_DECK,
+                                        next_hand_delay=3600.0)
     words, later = await svc.set_options(CH, ALICE, False, fantasyland=False)
     assert later
     await _play_out(svc, t)
@@ -218,11 +224,7 @@ async def test_progressive_turned_off_changes_the_fantasyland_owed_and_its_messa
 
 
 async def test_a_deck_change_during_a_hand_shows_at_once() -> None:
-    svc, rec, store = await make(seed_factory=lambda: "opt10")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
-    await svc.join(G, CH, BOB, "bob")
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
+    svc, rec, store, t = await heads_up("opt10")
     assert await svc.set_options(CH, ALICE, False, deck="two") == (
         ["deck: four colours → two colours"], False)
     assert not t.four_colour
@@ -237,11 +239,7 @@ def test_text_options_refuse_digits_that_are_not_ascii() -> None:
 
 
 async def test_a_set_that_fouls_is_played_only_when_confirmed() -> None:
-    svc, rec, store = await make(seed_factory=lambda: "opt11")
-    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
-    await svc.join(G, CH, BOB, "bob")
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
+    svc, rec, store, t = await heads_up("opt11", "chinese")
     assert t.hand is not None
     hs = t.hand_seat_of(0)
     req = t.hand.requirement(hs)

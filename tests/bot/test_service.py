@@ -49,8 +49,20 @@ class Clock:
 async def make(path: Path | str = ":memory:", **kw: Any) -> tuple[TableService, Recorder, Store]:
     store = await Store.open(path)
     rec = Recorder()
-    svc = TableService(store, rec, next_hand_delay=0.01, **kw)
+    svc = TableService(store, rec, **{"next_hand_delay": 0.01, **kw})
     return svc, rec, store
+
+
+async def heads_up(
+    seed: str, variant: str = "ofc", start: bool = True, **kw: Any
+) -> tuple[TableService, Recorder, Store, Any]:
+    """Alice's table with Bob seated (the first hand dealt unless ``start`` is False)."""
+    svc, rec, store = await make(seed_factory=lambda: seed, **kw)
+    await svc.new_table(G, CH, ALICE, "alice", variant=variant)
+    await svc.join(G, CH, BOB, "bob")
+    if start:
+        await svc.start(CH, ALICE)
+    return svc, rec, store, svc.table_in_channel(CH)
 
 
 async def until(condition: Callable[[], bool], seconds: float = 4.0) -> None:
@@ -262,11 +274,7 @@ async def test_a_player_leaving_is_not_told_to_buy_in_again() -> None:
 
 
 async def test_a_surrender_confirmed_late_does_not_surrender_the_next_hand() -> None:
-    svc, rec, store = await make(seed_factory=lambda: "svc-late")
-    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
-    await svc.join(G, CH, BOB, "bob")
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
+    svc, rec, store, t = await heads_up("svc-late", "chinese")
     asked = svc.surrender_check(CH, ALICE)  # /ofc surrender asks; alice waits
     assert asked == 1
     await finish_by_autoplay(svc)
@@ -306,9 +314,7 @@ async def test_a_new_hand_is_never_seen_with_the_old_hand_number(
     """While the table is read back after a deal (an await: others run meanwhile without the
     lock), memory already has the new hand's number with the new hand (it had the old one:
     a showdown-time reader saw hand 1 with the cards of hand 2)."""
-    svc, rec, store = await make(seed_factory=lambda: "svc-number")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
-    await svc.join(G, CH, BOB, "bob")
+    svc, rec, store, _ = await heads_up("svc-number", start=False)
     seen: list[tuple[int, bool]] = []
     refresh = svc._refresh
 
