@@ -22,9 +22,9 @@ log = logging.getLogger("ofc.bot")
 
 EXTENSIONS = ("cogs.ofc",)
 GIL_SWITCH_INTERVAL = 0.001
-"""Seconds a thread may hold the GIL while another waits.  While a strong bot thinks in a
-thread, rendering a showdown took 533 ms instead of 53 with Python's default 5 ms, and 248 ms
-with 1 ms (README, "Performance")."""
+"""Seconds a thread may hold the GIL while another waits.  While a strong bot thought in a
+thread (``OFC_AI_PROCESSES=0``), rendering a showdown took 533 ms instead of 53 with Python's
+default 5 ms, and 248 ms with 1 ms (README, "Performance")."""
 
 
 def intents() -> discord.Intents:
@@ -74,8 +74,8 @@ class OFCBot(commands.Bot):
                           self.settings.dev_guild_id, e)
         from renderer import warm_up
 
-        # the AI thinks in threads, mostly in C holding the GIL: handing it over every 1 ms
-        # (not 5) keeps the event loop and the image threads responsive meanwhile
+        # the AI, when it thinks in threads (OFC_AI_PROCESSES=0), holds the GIL mostly in C:
+        # handing it over every 1 ms (not 5) keeps the event loop and the images responsive
         sys.setswitchinterval(GIL_SWITCH_INTERVAL)
         await asyncio.to_thread(warm_up)  # card sprites drawn once, off the event loop
         # the AI's workers started (or its caches warmed) before the gateway connects (the

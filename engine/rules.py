@@ -250,10 +250,8 @@ class Rules:
                 if not (value.isascii() and value.isdecimal()):
                     raise RulesError(f"'{text}': {name} needs a whole number")
                 changes[key] = int(value)
-            elif key == "scoring":
+            elif key in ("scoring", "stay_value"):  # as written (``changed`` reads them)
                 changes[key] = value
-            elif key == "stay_value":
-                changes[key] = parse_stay_value(value)
             elif value.lower() in _ON or value.lower() in _OFF:
                 changes[key] = value.lower() in _ON
             else:
