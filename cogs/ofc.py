@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.service import ServiceError, TableService
+from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from renderer import (
     LeaderboardView,
@@ -106,7 +107,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             _name(interaction.user), variant=variant, stake=stake, buyin=buyin, seats=seats,
             scoring=scoring, fantasyland=fantasyland, timer=timer, bots=bots, bot_level=level,
         )
-        units = f"{t.row.stake} unit{'' if t.row.stake == 1 else 's'}"
+        units = plural(t.row.stake, "unit")
         if t.practice:
             extra = " Practice table: no units move. `/ofc start` deals (others may `/ofc join`)."
         else:

@@ -33,6 +33,7 @@ __all__ = [
     "NotationError",
     "format_move",
     "parse_move",
+    "plural",
     "row_word",
 ]
 
@@ -58,7 +59,8 @@ def row_word(token: str) -> int | None:
     return _WORDS.get(token.strip().rstrip(":.!").lower())
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """``1 hand``, ``3 hands``."""
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
@@ -178,7 +180,7 @@ def parse_move(
             have = ROW_SIZES[r] - free[r]
             detail = f" ({have} already there)" if have else ""
             raise RowFull(
-                f"The {name} row has room for {_plural(free[r], 'more card')}{detail}, not {k}"
+                f"The {name} row has room for {plural(free[r], 'more card')}{detail}, not {k}"
             )
     # -- the counts ------------------------------------------------------------------------------
     if dropped and not requirement.discard:

@@ -15,6 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 from PIL import Image
 
+from engine.notation import plural
+
 from .colours import (
     BLUE,
     DIM,
@@ -125,7 +127,7 @@ def describe_leaderboard(view: LeaderboardView) -> str:
     for r in view.rows:
         lines.append(
             f"{r.rank}. {r.name} — {signed(r.units)} units, {signed(r.points)} points, "
-            f"{_count(r.hands, 'hand')}, {_count(r.fantasylands, 'fantasyland')}"
+            f"{plural(r.hands, 'hand')}, {plural(r.fantasylands, 'fantasyland')}"
         )
     return "\n".join(lines)
 
@@ -231,20 +233,16 @@ def render_stats(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> bytes:
     return stats_scene(view, theme=theme).png()
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def describe_stats(view: StatsView) -> str:
     text = (
-        f"{view.name} — {_count(view.hands, 'hand')}, {signed(view.units)} units won, "
+        f"{view.name} — {plural(view.hands, 'hand')}, {signed(view.units)} units won, "
         f"{signed(view.points)} points, fouls {view.foul_rate * 100:.0f}%, "
         f"fantasyland {view.fantasyland_rate * 100:.0f}%"
     )
     if view.balances:
         b = view.balances
         text += (
-            f"\nBalance over the last {_count(len(b), 'hand')}: from {b[0]} to {b[-1]} "
+            f"\nBalance over the last {plural(len(b), 'hand')}: from {b[0]} to {b[-1]} "
             f"(low {min(b)}, high {max(b)})"
         )
     return text
