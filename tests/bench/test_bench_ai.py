@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from bench.ai import play_deal, rate, summarise
+from bench.ai import Deal, play_deal, points_per_hand, rate, summarise
 from engine.ai import DEFAULT_CONFIG
 
 
@@ -13,12 +13,39 @@ def test_breakdown_adds_up_and_rates_have_errors() -> None:
     deals = [play_deal(("pineapple", "ai", "random", "easy", 20, seed, 4, DEFAULT_CONFIG))
              for seed in range(2)]
     for d in deals:
-        assert len(d.regular_points) + len(d.fantasyland_points) == d.hands == 8
+        assert len(d.regular_points) + len(d.fantasyland_points) == d.hands == sum(d.played)
         assert len(d.fantasyland_points) == d.fl_hands
-        per_orientation = sum(d.points) * 4  # the mean per hand of each of the two runs
-        assert math.isclose(per_orientation, sum(d.regular_points) + sum(d.fantasyland_points))
+        assert sum(d.totals) == sum(d.regular_points) + sum(d.fantasyland_points)
+        for total, played, points in zip(d.totals, d.played, d.points, strict=True):
+            assert played >= 4 and math.isclose(points, total / played)
     s = summarise(deals)
-    assert s["regular_hands"] + s["fantasyland_hands"] == 16
-    assert s["boards"] == 16 - s["fantasyland_hands"]
+    hands = sum(d.hands for d in deals)
+    assert s["regular_hands"] + s["fantasyland_hands"] == hands
+    assert s["boards"] == hands - s["fantasyland_hands"]
+    assert math.isclose(s["points"], sum(sum(d.totals) for d in deals) / hands)
     assert rate(0.25, 0.043) == "25.0±4.3%"
     assert s["foul_se"] >= 0 and s["fl_se"] >= 0
+
+
+def test_an_entry_on_the_last_hand_of_a_session_is_played() -> None:
+    # seed 0: the AI's regular board of the second (last) hand earns a fantasyland in the first
+    # seat order; the session goes on for that fantasyland hand and then stops
+    d = play_deal(("pineapple", "ai", "random", "easy", 20, 0, 2, DEFAULT_CONFIG))
+    assert d.played[0] == 3 and d.played[1] == 2
+    assert d.fantasylands[1] == 1 and d.fl_hands == 1
+    assert d.fantasyland_points and d.hands == 5
+    # a session of one hand stays one hand (no fantasyland is ever played)
+    single = play_deal(("pineapple", "ai", "random", "easy", 20, 0, 1, DEFAULT_CONFIG))
+    assert single.played == [1, 1] and single.fl_hands == 0
+
+
+def test_points_per_hand_weighs_hands_and_has_the_ratio_error() -> None:
+    a = Deal(totals=[30, 10], played=[3, 2])   # 40 points in 5 hands
+    b = Deal(totals=[8, 12], played=[2, 2])    # 20 points in 4 hands
+    c = Deal(totals=[18, 0], played=[2, 2])    # 18 points in 4 hands
+    mean, se = points_per_hand([a, b, c])
+    assert math.isclose(mean, 78 / 13)
+    residuals = [40 - mean * 5, 20 - mean * 4, 18 - mean * 4]
+    spread = math.sqrt(sum(r * r for r in residuals) / 2)
+    assert math.isclose(se, spread / (13 / 3) / math.sqrt(3))
+    assert math.isnan(points_per_hand([a])[1])
