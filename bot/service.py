@@ -1431,6 +1431,13 @@ class TableService:
         t.timer = asyncio.ensure_future(self._timer(t))
 
     async def _timer(self, t: TableState) -> None:
+        """The table's clock: plays the moves of the seats whose time ran out.  It stops when
+        its hand ends or when it is no longer the table's timer (a hand it settled clears it,
+        and the next hand, dealt meanwhile, arms a timer of its own)."""
+
+        def superseded() -> bool:
+            return t.timer is not asyncio.current_task()
+
         try:
             while True:
                 deadline = self._next_deadline(t)
@@ -1438,7 +1445,7 @@ class TableService:
                     return
                 await asyncio.sleep(max(0.0, deadline - self.clock()))
                 async with t.lock:
-                    if t.hand is None or t.hand.is_over:
+                    if superseded() or t.hand is None or t.hand.is_over:
                         return
                     now = self.clock()
                     expired = [hs for hs, d in t.deadlines.items() if d <= now]
@@ -1456,6 +1463,8 @@ class TableService:
                 # the seats act independently, so every move is found on the same snapshot
                 moves = {hs: await self.thinker.run(snapshot.autoplay, hs) for hs, _ in todo}
                 async with t.lock:
+                    if superseded():
+                        return
                     if t.hand is None or t.hand.is_over or t.row.hand_no != hand_no:
                         continue
                     before = self._turn_mark(t)
@@ -1494,9 +1503,10 @@ class TableService:
                     await asyncio.sleep(self._retry_delay(t))
                     continue
                 async with t.lock:
+                    if superseded():
+                        return
                     if t.hand is None or t.hand.is_over:
-                        if t.timer is asyncio.current_task():
-                            t.timer = None
+                        t.timer = None
                         return
         except asyncio.CancelledError:
             return

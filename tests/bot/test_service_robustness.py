@@ -1009,3 +1009,50 @@ async def test_the_panel_says_what_to_do_before_a_hand_and_to_someone_not_seated
         svc.panel(t.id, ALICE)
     await svc.shutdown()
     await store.close()
+
+
+def _timers() -> list[asyncio.Task[Any]]:
+    return [task for task in asyncio.all_tasks() if not task.done()
+            and getattr(task.get_coro(), "__qualname__", "") == "TableService._timer"]
+
+
+async def _to_last_decision(svc: TableService) -> None:
+    """Autoplay the hand at CH until one decision is left."""
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    while len([hs for hs in range(t.hand.n) if not t.hand.done[hs]]) > 1 or \
+            len(t.hand.boards[t.hand.to_act()[0]]) < 12:
+        async with t.lock:
+            t.hand.autoplay(t.hand.to_act()[0])
+            await svc._after_action(t)
+
+
+async def test_a_timeout_that_ends_the_hand_leaves_no_second_timer() -> None:
+    """(Found by a soak test.)  The timer plays the last move of a hand: the hand is
+    settled inside the timer loop (``_clear_hand`` sets ``t.timer = None`` but does not cancel
+    the running loop), the loop releases the table, and the next hand is dealt before the
+    loop takes the table again (``next_hand_delay`` 0, or a slow write in
+    ``_sit_out_after_timeout``).  ``_deal`` arms a new timer; the old loop finds a hand being
+    played and goes on sleeping until its deadlines: two timers for one table, the second
+    one known to nobody (``shutdown``, ``rearm`` and closing the table cancel ``t.timer``
+    only).  Each such hand added one more; each thought again at every timeout.  Now a timer loop
+    stops once it is no longer the table's timer."""
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "orphan",
+                                 next_hand_delay=0.0)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.join(G, CH, CAROL, "carol")  # two play on when the one who timed out sits out
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await _to_last_decision(svc)
+    clock.offset += 60  # the last decision's clock runs out: the timer plays it
+    svc.rearm()
+    await until(lambda: t.hand is not None and t.row.hand_no == 2)
+    await asyncio.sleep(0.1)
+    assert t.hand is not None and t.row.hand_no == 2
+    assert _timers() == [t.timer]  # the first hand's timer loop has stopped
+    await svc.shutdown()
+    await asyncio.sleep(0.05)
+    assert _timers() == []
+    await store.close()
