@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run play test lint bench bench-ai gallery clean
+.PHONY: run play test lint bench bench-ai bench-latency gallery clean
 
 $(STAMP): pyproject.toml setup.py engine/_fastai.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ bench: $(STAMP)
 
 bench-ai: $(STAMP)
 	$(PY) -m bench.ai
+
+bench-latency: $(STAMP)
+	$(PY) -m bench.latency
 
 gallery: $(STAMP)
 	$(PY) -m renderer.gallery docs/images

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
+from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, not mid-game
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
 from engine.rules import NATURAL_NAMES
@@ -1414,8 +1415,6 @@ class TableService:
                     "at a real-stakes table they would be cheating."
                 )
             snapshot = Hand.from_json(t.hand.to_json())
-        from engine.ai import suggest
-
         s = await self.thinker.run(suggest, snapshot, hs, "normal")
         return f"{req.describe()}: suggested {s.explanation}"
 
@@ -1553,8 +1552,6 @@ class TableService:
             self._schedule_bots(t)
 
     async def _bot_act(self, t: TableState, hs: int, hand_no: int, step: int) -> None:
-        from engine.ai import choose_move, choose_natural
-
         if self.bot_delay:
             await asyncio.sleep(self.bot_delay)
 
