@@ -84,14 +84,26 @@ async def panel_payload(
 ) -> tuple[str, discord.File, discord.ui.View]:
     assert bot.service is not None
     t = bot.service.table(state.table_id)
+    hs = t.hand_seat_of(state.seat_no)
+    deadline = t.deadlines.get(hs) if hs is not None else None
+    data = await render(_render_hand, hand_view(state, t.rules.variant, deadline), t)
+    text, view = panel_text_and_view(bot, state, note)
+    return text, png(data, "hand.png"), view
+
+
+def panel_text_and_view(
+    bot: OFCBot, state: PanelState, note: str = ""
+) -> tuple[str, discord.ui.View]:
+    """The panel's message text and its components (``panel_payload`` without the image)."""
+    assert bot.service is not None
+    t = bot.service.table(state.table_id)
     variant = t.rules.variant
     hs = t.hand_seat_of(state.seat_no)
     deadline = t.deadlines.get(hs) if hs is not None else None
-    data = await render(_render_hand, hand_view(state, variant, deadline), t)
     text = panel_text(state, variant, deadline)
     if note:
         text = f"{note}\n{text}"
-    return text[:1990], png(data, "hand.png"), panel_view(state, variant)
+    return text[:1990], panel_view(state, variant)
 
 
 def _render_hand(view: Any, **kw: Any) -> bytes:
@@ -218,6 +230,12 @@ async def panel_click(
                                                 view=None)
         return
     note = f"✅ {message}" if message else ""
+    if action == "pick":
+        # a pick changes only the selection, which the text shows and the image does not: the
+        # image stays (a quarter of the hand images drawn under load were these)
+        text, view = panel_text_and_view(bot, state, note)
+        await interaction.response.edit_message(content=text, view=view)
+        return
     text, file, view = await panel_payload(bot, state, note=note)
     await interaction.response.edit_message(content=text, attachments=[file], view=view)
 

@@ -139,7 +139,12 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
         cards = panel_cards(panel.content)
         sel = panel.message.selects()[0]["custom_id"]
         rec = await w.select(w.bob, panel, sel, cards[:2])
+        assert "Selected: " + " ".join(cards[:2]) in rec.content
+        # a pick changes only the text: the image stays, nothing is drawn or uploaded again
+        assert "attachments" not in (rec.callback_data or {}) and len(rec.files) == 1
         rec = await w.click(w.bob, rec, label="Top")
+        assert "attachments" in (rec.callback_data or {})  # a row filled: a new image
+        assert len(rec.files) == 1
         assert "top: " + " ".join(cards[:2]) in rec.content
         sel = rec.message.selects()[0]["custom_id"]
         rec = await w.select(w.bob, rec, sel, cards[2:])
