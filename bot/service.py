@@ -9,6 +9,7 @@ next hand is dealt, a showdown) are told to a ``Notifier`` that the Discord side
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import secrets
@@ -753,11 +754,17 @@ class TableService:
             if not pending:
                 extra["fantasyland_owed_by"] = []
         try:
-            return await self.store.unseat_player(
+            amount = await self.store.unseat_player(
                 t.id, seat_no, self.clock(), force=True, table_extra=extra
             )
-        finally:
-            await self._refresh(t)
+        except Exception:
+            with contextlib.suppress(Exception):
+                await self._refresh(t)
+            raise
+        # done (committed): memory lets the seat go at once, whether or not the read-back works
+        t.seats = [s for s in t.seats if s.seat_no != seat_no]
+        await self._refresh_after_write(t, **({} if extra is None else {"extra": extra}))
+        return amount
 
     async def _release_leavers(self, t: TableState) -> None:
         """Between hands: seats that asked to leave go now, unless they still owe a
@@ -817,8 +824,7 @@ class TableService:
             raise ServiceError("Only the table's creator or a server manager can close it.")
         async with t.lock:
             if t.hand is not None:
-                await self.store.update_table(t.id, status="closing", now=self.clock())
-                await self._refresh(t)
+                t.row = await self.store.update_table(t.id, status="closing", now=self.clock())
                 text = "The table will close after this hand."
             else:
                 await self._close_now(t)
@@ -876,10 +882,10 @@ class TableService:
             raise ServiceError(f"{e}.") from None
 
     async def _close_now(self, t: TableState) -> None:
-        for seat in list(t.seats):
-            await self.store.unseat_player(t.id, seat.seat_no, self.clock())
-        await self.store.update_table(t.id, status="closed", now=self.clock())
-        await self._refresh(t)
+        """Cash every seat out and close the table: one transaction, all or nothing (the store
+        cashes the seats out when the status becomes 'closed')."""
+        t.row = await self.store.update_table(t.id, status="closed", now=self.clock())
+        t.seats = []
         self._forget(t)
 
     # ------------------------------------------------------------------ hands
@@ -1332,6 +1338,20 @@ class TableService:
             if hs is None or self.step_of(t, hs) != step:
                 raise Stale("That was already done. Here is your current panel.")
             req = self._requirement_or_error(t, hs)
+            had = t.drafts.get(hs)
+            before_draft = None if had is None else Draft.from_json(had.to_json())
+
+            async def save_draft() -> None:
+                """Save the changed draft; if that fails, memory gets the old one back."""
+                try:
+                    await self._save(t)
+                except BaseException:
+                    if before_draft is None:
+                        t.drafts.pop(hs, None)
+                    else:
+                        t.drafts[hs] = before_draft
+                    raise
+
             draft = t.drafts.setdefault(hs, Draft())
             message = ""
             if action == "pick":
@@ -1385,7 +1405,7 @@ class TableService:
                 warning = self._foul_warning(t, hs, req, placed)
                 if warning and draft.warned != draft.assigned:  # asked once per arrangement
                     draft.warned = list(draft.assigned)
-                    await self._save(t)
+                    await save_draft()
                     raise ServiceError(
                         f"This board fouls: {warning}, so it loses every row. Nothing was "
                         "played: press **Confirm** again to play it anyway, or change it.")
@@ -1395,7 +1415,7 @@ class TableService:
             else:
                 raise ServiceError(f"Unknown panel action {action!r}.")
             if not confirmed:
-                await self._save(t)
+                await save_draft()
             state = self._panel_state(t, seat) if t.hand is not None else None
         if confirmed:
             await self._tell(t, self._notify_after(t, before))
@@ -1746,12 +1766,17 @@ class TableService:
         async with t.lock:
             if t.hand is not None or t.id not in self.tables:
                 return
-            await self._release_leavers(t)
-            if t.row.status == "closing" or not t.humans:
-                await self._close_now(t)
-                closed = True
-            else:
-                closed = False
+            closed = False
+            try:
+                await self._release_leavers(t)
+                if t.row.status == "closing" or not t.humans:
+                    await self._close_now(t)
+                    closed = True
+            except Exception:  # the database failed: try again shortly, or the table stalls
+                log.exception("between hands at table %s: releasing or closing failed", t.id)
+                self._spawn(t, self._next_hand_later(t, min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)))
+                return
+            if not closed:
                 if self._can_deal(t):
                     try:
                         await self._deal(t)

@@ -14,6 +14,7 @@ import pytest
 import bot.service as service_module
 from bot.service import ServiceError, TableService
 from bot.store import Store
+from engine import parse_cards
 from engine.autoplay import choose_placement
 from engine.notation import format_move
 
@@ -1055,4 +1056,88 @@ async def test_a_timeout_that_ends_the_hand_leaves_no_second_timer() -> None:
     await svc.shutdown()
     await asyncio.sleep(0.05)
     assert _timers() == []
+    await store.close()
+
+
+async def test_a_player_who_left_is_not_dealt_in_when_the_read_back_failed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(Found by a soak test.)  ``/ofc leave`` between hands: ``unseat_player``
+    commits (carol's stack is back in her wallet), then the read-back in ``_unseat``'s
+    ``finally: await self._refresh(t)`` fails once.  The command raises the database error
+    (the cog answers "Something went wrong ... The table is unchanged; please try again"),
+    although carol has left, and memory still seats her: ``/ofc start`` deals her in."""
+    svc, rec, store = await make(seed_factory=lambda: "gone")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.join(G, CH, CAROL, "carol")
+    t = svc.table_in_channel(CH)
+    seats = FailNext(store.seats)
+    monkeypatch.setattr(store, "seats", seats)
+    monkeypatch.setattr(store, "unseat_player", _then(store.unseat_player, seats.arm))
+    await svc.leave(CH, CAROL)  # done, so not reported as a failure
+    assert await store.balance(G, CAROL) == 1000  # she did leave: her stack is back
+    assert [s.user_id for s in await store.seats(t.id)] == [ALICE, BOB]
+    await svc.start(CH, ALICE)
+    assert t.hand is not None
+    assert "carol" not in t.hand.names
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_foul_warning_that_could_not_be_saved_does_not_play_the_foul(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(Found by a soak test.)  ``panel_action`` changes the draft in memory, then
+    saves it; when the save fails the error escapes and the draft stays changed in memory
+    (``_after_action`` restores memory when a move cannot be saved; the panel does not).  For
+    a Confirm that fouls, ``draft.warned`` is set before the save: the player never sees the
+    warning (they get "Something went wrong"), and their next Confirm plays the foul."""
+    bob = parse_cards("Ah Ad Kc 2c 3d 4h 5s 7c 8d 9h Js Qc 6d")  # bob sits left of the button
+    svc, rec, store = await make(seed_factory=lambda: "warn", deck_factory=lambda t: bob)
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    p = svc.panel(t.id, BOB)
+
+    async def click(action: str, values: tuple[str, ...] = ()) -> Any:
+        return await svc.panel_action(t.id, BOB, p.seat_no, p.hand_no, p.step, action, values)
+
+    for cards, row in ((("Ah", "Ad", "Kc"), "top"), (("2c", "3d", "4h", "5s", "7c"), "middle"),
+                       (("8d", "9h", "Js", "Qc", "6d"), "bottom")):  # aces on top: a foul
+        await click("pick", cards)
+        await click(row)
+    monkeypatch.setattr(store, "save_hand_state", Failing(store.save_hand_state, times=1))
+    with pytest.raises(sqlite3.OperationalError):  # the warning's save fails
+        await click("confirm")
+    hs = t.hand_seat_of(p.seat_no)
+    assert t.hand is not None and hs is not None
+    with pytest.raises(ServiceError, match="This board fouls"):  # warned, not played
+        await click("confirm")
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_database_error_between_hands_does_not_stall_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(Found by a soak test.)  ``_next_hand_later`` guards only ``_deal``: a
+    database error in ``_release_leavers`` (cashing out who asked to leave, or its read-back)
+    or in ``_close_now`` ends the background task.  The table is left with no hand and not
+    ``waiting``: nothing deals again, ``/ofc join`` and ``/ofc sitin`` do not start the next
+    hand (they do only when ``waiting``), and ``/ofc start`` refuses ("This table already
+    started; hands follow on their own.") until the bot restarts."""
+    svc, rec, store = await make(seed_factory=lambda: "stall")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.join(G, CH, CAROL, "carol")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert "after this hand" in await svc.leave(CH, BOB)
+    monkeypatch.setattr(store, "unseat_player", Failing(store.unseat_player, times=1))
+    await finish_by_autoplay(svc)  # bob's cash-out after the hand fails once
+    await until(lambda: t.hand is not None and t.row.hand_no == 2, 6.0)  # after a retry
+    assert t.hand is not None and t.row.hand_no == 2
+    await svc.shutdown()
     await store.close()
