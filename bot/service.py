@@ -1776,13 +1776,14 @@ class TableService:
                 log.exception("between hands at table %s: releasing or closing failed", t.id)
                 self._spawn(t, self._next_hand_later(t, min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)))
                 return
+            deal_failed = False
             if not closed:
                 if self._can_deal(t):
                     try:
                         await self._deal(t)
                     except Exception:  # nothing dealt: the next join / sitin / start tries
                         log.exception("dealing at table %s failed", t.id)
-                        t.waiting = True
+                        t.waiting = deal_failed = True
                 else:
                     t.waiting = True
         if closed:
@@ -1792,7 +1793,9 @@ class TableService:
         if t.hand is not None:
             await self._announce_new_hand(t)
         else:
-            await self.notifier.notice(t, self._why_waiting(t))
+            why = ("The next hand could not be dealt (the database failed). `/ofc start` "
+                   "deals it.") if deal_failed else self._why_waiting(t)
+            await self.notifier.notice(t, why)
             await self.notifier.table_changed(t)
 
     async def set_message_id(self, t: TableState, message_id: int) -> None:

@@ -1141,3 +1141,28 @@ async def test_a_database_error_between_hands_does_not_stall_the_table(
     assert t.hand is not None and t.row.hand_no == 2
     await svc.shutdown()
     await store.close()
+
+
+async def test_after_a_deal_that_failed_the_channel_is_told_the_right_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(Found by a soak test.)  When the next deal failed on a database error, the table
+    waited and posted ``_why_waiting``, which assumes the deal was impossible: with two humans
+    ready it said "Waiting for a human: bots do not play each other alone", wrong, and not
+    that ``/ofc start`` deals.  Now it says what happened and what to do."""
+    svc, rec, store = await make(seed_factory=lambda: "why")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    monkeypatch.setattr(store, "create_hand", Failing(store.create_hand, times=1))
+    await finish_by_autoplay(svc)
+    await until(lambda: t.waiting)
+    notices = [text for kind, text in rec.events if kind == "notice"]
+    assert t.waiting and notices
+    assert "bots do not play each other alone" not in notices[-1]
+    assert "could not be dealt" in notices[-1] and "/ofc start" in notices[-1]
+    await svc.start(CH, ALICE)  # and it does
+    assert t.hand is not None
+    await svc.shutdown()
+    await store.close()
