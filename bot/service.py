@@ -1774,7 +1774,8 @@ class TableService:
                     closed = True
             except Exception:  # the database failed: try again shortly, or the table stalls
                 log.exception("between hands at table %s: releasing or closing failed", t.id)
-                self._spawn(t, self._next_hand_later(t, min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)))
+                again = min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)  # backing off
+                self._spawn(t, self._next_hand_later(t, again))
                 return
             deal_failed = False
             if not closed:

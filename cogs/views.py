@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import PanelState, ServiceError, Stale, TableService
+from bot.service import PanelState, ServiceError, Stale, TableService, TableState
 
 from .presenter import hand_view, panel_text, png, render
 
@@ -82,10 +82,7 @@ async def send_panel(
 async def panel_payload(
     bot: OFCBot, state: PanelState, note: str = ""
 ) -> tuple[str, discord.File, discord.ui.View]:
-    assert bot.service is not None
-    t = bot.service.table(state.table_id)
-    hs = t.hand_seat_of(state.seat_no)
-    deadline = t.deadlines.get(hs) if hs is not None else None
+    t, deadline = _panel_table(bot, state)
     data = await render(_render_hand, hand_view(state, t.rules.variant, deadline), t)
     text, view = panel_text_and_view(bot, state, note)
     return text, png(data, "hand.png"), view
@@ -95,15 +92,20 @@ def panel_text_and_view(
     bot: OFCBot, state: PanelState, note: str = ""
 ) -> tuple[str, discord.ui.View]:
     """The panel's message text and its components (``panel_payload`` without the image)."""
-    assert bot.service is not None
-    t = bot.service.table(state.table_id)
+    t, deadline = _panel_table(bot, state)
     variant = t.rules.variant
-    hs = t.hand_seat_of(state.seat_no)
-    deadline = t.deadlines.get(hs) if hs is not None else None
     text = panel_text(state, variant, deadline)
     if note:
         text = f"{note}\n{text}"
     return text[:1990], panel_view(state, variant)
+
+
+def _panel_table(bot: OFCBot, state: PanelState) -> tuple[TableState, float | None]:
+    """The panel's table and the deadline of the panel's seat (None: no clock runs)."""
+    assert bot.service is not None
+    t = bot.service.table(state.table_id)
+    hs = t.hand_seat_of(state.seat_no)
+    return t, t.deadlines.get(hs) if hs is not None else None
 
 
 def _render_hand(view: Any, **kw: Any) -> bytes:

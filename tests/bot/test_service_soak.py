@@ -750,6 +750,11 @@ class Driver:
         humans = [s.user_id for s in t.seats if not s.is_bot]
         return self.rng.choice(humans) if humans else None
 
+    def usually_seated(self, t: TableState | None, p: float) -> int:
+        """A human seated at ``t`` with probability ``p`` (when there is one), else any user."""
+        return (self.seated_human(t) if t is not None and self.rng.random() < p else None) \
+            or self.user()
+
     def actors(self, t: TableState) -> list[tuple[int, int]]:
         """(hand seat, user) of the humans who may act now."""
         if t.hand is None or t.hand.is_over:
@@ -959,8 +964,7 @@ class Driver:
         s = self.s
         ch = self.channel()
         t = s.table(ch)
-        uid = (self.seated_human(t) if t is not None and self.rng.random() < 0.8 else None) \
-            or self.user()
+        uid = self.usually_seated(t, 0.8)
         level = self.rng.choice(("easy", "normal", "strong", "godlike"))
         await s.call(f"add_bot({ch}, {USERS[uid]}, {level})", s.svc.add_bot(ch, uid, level))
 
@@ -968,8 +972,7 @@ class Driver:
         s = self.s
         ch = self.channel()
         t = s.table(ch)
-        uid = (self.seated_human(t) if t is not None and self.rng.random() < 0.8 else None) \
-            or self.user()
+        uid = self.usually_seated(t, 0.8)
         wallet = await s.store.balance(G, uid)
         seat = t.seat_of_user(uid) if t is not None else None
         stack = seat.stack if seat is not None else None
@@ -984,8 +987,7 @@ class Driver:
         s = self.s
         ch = self.channel()
         t = s.table(ch)
-        uid = (self.seated_human(t) if t is not None and self.rng.random() < 0.85 else None) \
-            or self.user()
+        uid = self.usually_seated(t, 0.85)
         out = self.rng.random() < 0.3
         away = [x.user_id for x in t.seats if x.sitting_out and not x.is_bot] if t else []
         if away and self.rng.random() < 0.75:
@@ -1021,8 +1023,7 @@ class Driver:
         s = self.s
         ch = self.channel()
         t = s.table(ch)
-        uid = (self.seated_human(t) if t is not None and self.rng.random() < 0.8 else None) \
-            or self.user()
+        uid = self.usually_seated(t, 0.8)
         await s.call(f"start({ch}, {USERS[uid]})", s.svc.start(ch, uid))
 
     async def do_declare(self) -> None:
@@ -1045,8 +1046,7 @@ class Driver:
         s = self.s
         ch = self.channel()
         t = s.table(ch)
-        uid = (self.seated_human(t) if t is not None and self.rng.random() < 0.8 else None) \
-            or self.user()
+        uid = self.usually_seated(t, 0.8)
         asked = await s.call(f"surrender_check({ch}, {USERS[uid]})",
                              _now(lambda: s.svc.surrender_check(ch, uid)), read_only=True)
         if isinstance(asked, Exception):
