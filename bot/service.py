@@ -587,14 +587,30 @@ class TableService:
         async with t.lock:
             try:
                 await self.store.seat_player(row.id, 0, guild_id, user_id, name, buyin, self.clock())
-            except StoreError as e:
-                await self.store.update_table(row.id, status="closed", now=self.clock())
-                self._forget(t)
-                raise ServiceError(str(e)) from None
-            for _ in range(bots):
-                await self._add_bot(t, bot_level)
-            await self._refresh(t)
+                for _ in range(bots):
+                    await self._add_bot(t, bot_level)
+                await self._refresh(t)
+            except BaseException as e:
+                # all or nothing: a table whose creator or bots could not be seated (or read
+                # back) is closed again, so the failed command leaves no table behind
+                await self._undo_new_table(t)
+                if isinstance(e, StoreError):
+                    raise ServiceError(str(e)) from None
+                raise
         return t
+
+    async def _undo_new_table(self, t: TableState) -> None:
+        """Close a table ``new_table`` could not finish (seats cashed out with it, one
+        transaction) and forget it; should that fail too, the table stays registered as the
+        database has it, so the channel can see it and ``/ofc close`` it."""
+        try:
+            await self.store.update_table(t.id, status="closed", now=self.clock())
+        except Exception:
+            log.exception("closing the half-made table %s failed", t.id)
+            with contextlib.suppress(Exception):
+                await self._refresh(t)
+            return
+        self._forget(t)
 
     @staticmethod
     def _check_money(settings: ServerSettings, stake: int, buyin: int) -> None:
@@ -627,6 +643,20 @@ class TableService:
             await self._refresh(t)
         except Exception:
             log.exception("reading table %s back after a write failed", t.id)
+
+    async def _seat_written(self, t: TableState, seat: SeatRow) -> None:
+        """A write of ``seat`` committed (the store returned its new row): memory takes it at
+        once, then reads the table back; a failed read is only logged (the command
+        succeeded, and saying otherwise would make the user do it twice)."""
+        others = [s for s in t.seats if s.seat_no != seat.seat_no]
+        t.seats = sorted([*others, seat], key=lambda s: s.seat_no)
+        await self._refresh_after_write(t)
+
+    async def _update_seat(self, t: TableState, seat_no: int, **fields: Any) -> SeatRow:
+        """``store.update_seat``, then memory as in ``_seat_written``."""
+        seat = await self.store.update_seat(t.id, seat_no, **fields)
+        await self._seat_written(t, seat)
+        return seat
 
     def _forget(self, t: TableState) -> None:
         self.tables.pop(t.id, None)
@@ -671,7 +701,7 @@ class TableService:
                 raise ServiceError(f"{e} Choose a smaller `buyin`.") from None
             except StoreError as e:
                 raise ServiceError(str(e)) from None
-            await self._refresh(t)
+            await self._seat_written(t, seat)
         await self.notifier.table_changed(t)
         if t.waiting:
             self._spawn(t, self._next_hand_later(t, 0.0))
@@ -689,7 +719,6 @@ class TableService:
                 seat = await self._add_bot(t, level)
             except StoreError as e:
                 raise ServiceError(str(e)) from None
-            await self._refresh(t)
         await self.notifier.table_changed(t)
         if t.waiting:
             self._spawn(t, self._next_hand_later(t, 0.0))
@@ -704,7 +733,7 @@ class TableService:
             t.id, seat_no, t.row.guild_id, BOT_USER_BASE + t.id * 10 + seat_no, name, 0,
             self.clock(), is_bot=True, bot_level=level,
         )
-        t.seats = await self.store.seats(t.id)
+        await self._seat_written(t, seat)
         return seat
 
     async def leave(self, channel_id: int, user_id: int) -> str:
@@ -714,8 +743,7 @@ class TableService:
             in_hand = t.hand is not None and seat.seat_no in t.hand_seats
             owes_fl = t.owes_fantasyland(seat.seat_no)
             if in_hand or owes_fl:
-                await self.store.update_seat(t.id, seat.seat_no, leaving=True)
-                await self._refresh(t)
+                await self._update_seat(t, seat.seat_no, leaving=True)
                 msg = (
                     "You will leave after this hand"
                     if in_hand
@@ -794,11 +822,9 @@ class TableService:
             seat = self._my_seat(t, user_id)
             stays = not out and seat.leaving  # sitting in takes a leave request back
             if stays:
-                await self.store.update_seat(t.id, seat.seat_no, sitting_out=False,
-                                             leaving=False)
+                await self._update_seat(t, seat.seat_no, sitting_out=False, leaving=False)
             else:
-                await self.store.update_seat(t.id, seat.seat_no, sitting_out=out)
-            await self._refresh(t)
+                await self._update_seat(t, seat.seat_no, sitting_out=out)
             start = (not out) and t.waiting
         await self.notifier.table_changed(t)
         if start:
@@ -1535,8 +1561,7 @@ class TableService:
         saved).  A failure here costs only the mark: the hand goes on."""
         try:
             for seat in seats:
-                await self.store.update_seat(t.id, seat.seat_no, sitting_out=True)
-            await self._refresh(t)
+                await self._update_seat(t, seat.seat_no, sitting_out=True)
         except Exception:
             log.exception("marking timed-out players of table %s as sitting out failed", t.id)
 

@@ -1166,3 +1166,100 @@ async def test_after_a_deal_that_failed_the_channel_is_told_the_right_reason(
     assert t.hand is not None
     await svc.shutdown()
     await store.close()
+
+
+@pytest.mark.parametrize("failing_call", [1, 2, 3])
+async def test_a_new_table_that_fails_to_seat_its_players_is_not_left_behind(
+    monkeypatch: pytest.MonkeyPatch, failing_call: int,
+) -> None:
+    """Found by the soak: ``new_table`` creates the table, then seats the creator and the bots
+    in more transactions; a database error there (the creator: call 1, a bot: 2 or 3) left an
+    open table in the channel (with the creator's buy-in on it) although the command failed,
+    and trying again said "This channel already has a table".  Now nothing is left behind."""
+    svc, rec, store = await make(seed_factory=lambda: "half")
+    real = store.seat_player
+    calls = 0
+
+    async def fails_once(*args: Any, **kw: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == failing_call:
+            raise sqlite3.OperationalError("database is locked")
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(store, "seat_player", fails_once)
+    before = (await store.ensure_player(G, ALICE, "alice")).balance
+    with pytest.raises(sqlite3.OperationalError):
+        await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=200, bots=2)
+    assert await store.table_in_channel(CH) is None
+    assert not svc.tables
+    assert await store.balance(G, ALICE) == before  # the buy-in came back
+    t = await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=200, bots=2)
+    assert [s.is_bot for s in t.seats] == [False, True, True]
+    assert await store.balance(G, ALICE) == before - 200
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_half_made_table_that_cannot_be_closed_stays_visible(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When closing the half-made table fails too, memory keeps what the database has (an
+    open table with its creator), so the channel sees it and can close it."""
+    svc, rec, store = await make(seed_factory=lambda: "half2")
+    real = store.seat_player
+    calls = 0
+
+    async def bot_fails(*args: Any, **kw: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise sqlite3.OperationalError("database is locked")
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(store, "seat_player", bot_fails)
+    monkeypatch.setattr(store, "update_table", Failing(store.update_table, times=1))
+    with pytest.raises(sqlite3.OperationalError):
+        await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
+    t = svc.table_in_channel(CH)
+    assert [s.user_id for s in t.seats] == [s.user_id for s in await store.seats(t.id)] == [ALICE]
+    await svc.close(CH, ALICE, manage_guild=False)
+    assert await store.table_in_channel(CH) is None
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_seat_change_whose_read_back_fails_is_still_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by the soak (seed 104): ``/ofc sitin`` wrote the seat, then reading the table
+    back failed, and the command was reported as failed (memory kept the old mark, so the
+    user was told nothing changed while the database had it).  The same for ``/ofc sitout``,
+    ``/ofc join`` and ``/ofc addbot``: a committed seat write is done, memory has it."""
+    svc, rec, store = await make(seed_factory=lambda: "seat-read")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    t = svc.table_in_channel(CH)
+    seats = FailNext(store.seats)
+    monkeypatch.setattr(store, "seats", seats)
+    # each write arms a failure of the next read of the seats: the read-back
+    monkeypatch.setattr(store, "seat_player", _then(store.seat_player, seats.arm))
+    monkeypatch.setattr(store, "update_seat", _then(store.update_seat, seats.arm))
+
+    async def memory_is_stored(hits: int) -> None:
+        assert seats.hits == hits
+        assert t.seats == await store.seats(t.id)
+
+    await svc.join(G, CH, BOB, "bob")
+    assert t.seat_of_user(BOB) is not None
+    await memory_is_stored(1)
+    await svc.sit_out(CH, BOB, True)
+    assert t.seat_of_user(BOB).sitting_out  # type: ignore[union-attr]
+    await memory_is_stored(2)
+    await svc.sit_out(CH, BOB, False)
+    assert not t.seat_of_user(BOB).sitting_out  # type: ignore[union-attr]
+    await memory_is_stored(3)
+    await svc.add_bot(CH, ALICE, "easy")
+    assert [s.is_bot for s in t.seats] == [False, False, True]
+    await memory_is_stored(4)
+    await svc.shutdown()
+    await store.close()
