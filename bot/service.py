@@ -759,9 +759,7 @@ class TableService:
                 amount = await self._unseat(t, seat.seat_no)
                 text = f"You left the table; {amount} units returned to your balance."
                 public = f"🚪 <@{user_id}> left the table."
-                if t.hand is None:
-                    await self._release_leavers(t)
-                closed = await self._maybe_close_empty(t)
+                closed = await self._tidy_after_leave(t)
                 if closed:
                     text += " Nobody is left, so the table is closed."
                     public += " Nobody is left: the table is closed (`/ofc new` opens another)."
@@ -808,6 +806,32 @@ class TableService:
                     await self._unseat(t, seat.seat_no)
                     released = True
         await self._refresh(t)
+
+    async def _tidy_after_leave(self, t: TableState, delay: float = 0.0) -> bool:
+        """After a seat left (lock held; the leave is written): between hands the other
+        leavers go too, and a table no human sits at closes; whether it closed.  The leave is
+        done whatever happens here: a database error is logged and this is tried again
+        later, backing off, so the table is not left open with nobody at it."""
+        try:
+            if t.hand is None:
+                await self._release_leavers(t)
+            return await self._maybe_close_empty(t)
+        except Exception:
+            log.exception("tidying table %s after a leave failed", t.id)
+            again = min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)
+            self._spawn(t, self._tidy_later(t, again))
+            return False
+
+    async def _tidy_later(self, t: TableState, delay: float) -> None:
+        await asyncio.sleep(delay)
+        async with t.lock:
+            if t.id not in self.tables:
+                return
+            closed = await self._tidy_after_leave(t, delay)
+        if closed:
+            await self.notifier.notice(t, "Nobody is left: the table is closed (`/ofc new` "
+                                          "opens another).")
+            await self.notifier.table_changed(t)
 
     async def _maybe_close_empty(self, t: TableState) -> bool:
         """Close a table no human sits at any more (between hands); whether it did."""
@@ -1785,9 +1809,15 @@ class TableService:
         await self.notifier.showdown(t, result)
         await self._next_hand_later(t, self.next_hand_delay)
 
-    async def _next_hand_later(self, t: TableState, delay: float) -> None:
+    async def _next_hand_later(self, t: TableState, delay: float, retry: bool = False) -> None:
+        """Between hands (after ``delay``): release the leavers, close the table or deal the
+        next hand.  When the database fails this tries again, waiting twice as long each time
+        (from ``SAVE_RETRY`` up to ``SAVE_RETRY_MAX``; ``retry``: this is such a try); a
+        failed deal also leaves the table waiting, so ``/ofc start`` (or a join / sitin)
+        deals at once, and the channel is told once."""
         if delay:
             await asyncio.sleep(delay)
+        again = min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)  # backing off
         async with t.lock:
             if t.hand is not None or t.id not in self.tables:
                 return
@@ -1799,17 +1829,17 @@ class TableService:
                     closed = True
             except Exception:  # the database failed: try again shortly, or the table stalls
                 log.exception("between hands at table %s: releasing or closing failed", t.id)
-                again = min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)  # backing off
-                self._spawn(t, self._next_hand_later(t, again))
+                self._spawn(t, self._next_hand_later(t, again, retry=True))
                 return
             deal_failed = False
             if not closed:
                 if self._can_deal(t):
                     try:
                         await self._deal(t)
-                    except Exception:  # nothing dealt: the next join / sitin / start tries
+                    except Exception:  # nothing dealt: try again (and /ofc start can)
                         log.exception("dealing at table %s failed", t.id)
                         t.waiting = deal_failed = True
+                        self._spawn(t, self._next_hand_later(t, again, retry=True))
                 else:
                     t.waiting = True
         if closed:
@@ -1818,9 +1848,10 @@ class TableService:
             return
         if t.hand is not None:
             await self._announce_new_hand(t)
-        else:
-            why = ("The next hand could not be dealt (the database failed). `/ofc start` "
-                   "deals it.") if deal_failed else self._why_waiting(t)
+        elif not (deal_failed and retry):
+            why = ("The next hand could not be dealt (the database failed): trying again "
+                   "shortly, or `/ofc start` deals it now.") if deal_failed \
+                else self._why_waiting(t)
             await self.notifier.notice(t, why)
             await self.notifier.table_changed(t)
 

@@ -1150,6 +1150,7 @@ async def test_after_a_deal_that_failed_the_channel_is_told_the_right_reason(
     waited and posted ``_why_waiting``, which assumes the deal was impossible: with two humans
     ready it said "Waiting for a human: bots do not play each other alone", wrong, and not
     that ``/ofc start`` deals.  Now it says what happened and what to do."""
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 3600.0)  # the player starts meanwhile
     svc, rec, store = await make(seed_factory=lambda: "why")
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
     await svc.join(G, CH, BOB, "bob")
@@ -1164,6 +1165,31 @@ async def test_after_a_deal_that_failed_the_channel_is_told_the_right_reason(
     assert "could not be dealt" in notices[-1] and "/ofc start" in notices[-1]
     await svc.start(CH, ALICE)  # and it does
     assert t.hand is not None
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_deal_that_failed_is_tried_again_and_told_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(Found by the soak: a failed deal waited for ``/ofc start``, a table of players
+    waiting for the next hand stood still.)  The deal is tried again, backing off; the
+    channel is told once, then the new hand is announced."""
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
+    svc, rec, store = await make(seed_factory=lambda: "again")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    first = t.hand_row.id if t.hand_row is not None else None
+    failing = Failing(store.create_hand, times=2)
+    monkeypatch.setattr(store, "create_hand", failing)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.hand is not None and t.hand_row is not None and t.hand_row.id != first)
+    assert failing.failures == 2 and failing.passed == 1
+    notices = [text for kind, text in rec.events if kind == "notice"]
+    assert sum("could not be dealt" in n for n in notices) == 1
+    assert not t.waiting
     await svc.shutdown()
     await store.close()
 
@@ -1261,5 +1287,42 @@ async def test_a_seat_change_whose_read_back_fails_is_still_done(
     await svc.add_bot(CH, ALICE, "easy")
     assert [s.is_bot for s in t.seats] == [False, False, True]
     await memory_is_stored(4)
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_leave_is_done_when_tidying_the_table_after_it_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by the soak (seed 111): ``/ofc leave`` cashed the seat out, then reading the
+    table back (letting other leavers go) failed, and the leave was reported as failed
+    although it was done.  Now it is reported done; closing a table nobody is left at is
+    tried again when it fails."""
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
+    svc, rec, store = await make(seed_factory=lambda: "tidy")
+    await _seated_pair(svc)
+    t = svc.table_in_channel(CH)
+    seats = FailNext(store.seats)
+    monkeypatch.setattr(store, "seats", seats)
+    monkeypatch.setattr(store, "unseat_player", _then(store.unseat_player, seats.arm))
+    # the read-back of the leave works (memory drops the seat anyway), the next read fails
+    real_after = svc._refresh_after_write
+
+    async def read_back_then_arm(*args: Any, **kw: Any) -> None:
+        await real_after(*args, **kw)
+        seats.arm()
+
+    monkeypatch.setattr(svc, "_refresh_after_write", read_back_then_arm)
+    text = await svc.leave(CH, BOB)
+    assert "You left the table" in text and seats.hits >= 1
+    assert [s.user_id for s in t.seats] == [s.user_id for s in await store.seats(t.id)] == [ALICE]
+    monkeypatch.setattr(svc, "_refresh_after_write", real_after)
+    monkeypatch.setattr(store, "update_table", Failing(store.update_table, times=1))
+    text = await svc.leave(CH, ALICE)  # the last human: closing fails once, then works
+    assert "You left the table" in text
+    await until(lambda: svc.tables == {})
+    assert await store.table_in_channel(CH) is None
+    notices = [text for kind, text in rec.events if kind == "notice"]
+    assert "table is closed" in notices[-1]
     await svc.shutdown()
     await store.close()
