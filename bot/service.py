@@ -136,6 +136,14 @@ wait doubles with every failure in a row, up to ``SAVE_RETRY_MAX``."""
 
 SAVE_RETRY_MAX = 60.0
 
+
+def _backoff(delay: float) -> float:
+    """The wait before trying again after a try that waited ``delay`` (0: the first)."""
+    return min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)
+
+
+EMPTY_CLOSED = "Nobody is left: the table is closed (`/ofc new` opens another)."
+
 LOAD_ATTEMPTS = 3
 LOAD_RETRY = 0.5
 """At start, a table whose loading fails (a database error) is tried again after 0.5 s, then
@@ -762,7 +770,7 @@ class TableService:
                 closed = await self._tidy_after_leave(t)
                 if closed:
                     text += " Nobody is left, so the table is closed."
-                    public += " Nobody is left: the table is closed (`/ofc new` opens another)."
+                    public += f" {EMPTY_CLOSED}"
         await self.notifier.notice(t, public)
         await self.notifier.table_changed(t)
         return text
@@ -818,8 +826,7 @@ class TableService:
             return await self._maybe_close_empty(t)
         except Exception:
             log.exception("tidying table %s after a leave failed", t.id)
-            again = min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)
-            self._spawn(t, self._tidy_later(t, again))
+            self._spawn(t, self._tidy_later(t, _backoff(delay)))
             return False
 
     async def _tidy_later(self, t: TableState, delay: float) -> None:
@@ -829,8 +836,7 @@ class TableService:
                 return
             closed = await self._tidy_after_leave(t, delay)
         if closed:
-            await self.notifier.notice(t, "Nobody is left: the table is closed (`/ofc new` "
-                                          "opens another).")
+            await self.notifier.notice(t, EMPTY_CLOSED)
             await self.notifier.table_changed(t)
 
     async def _maybe_close_empty(self, t: TableState) -> bool:
@@ -1817,7 +1823,7 @@ class TableService:
         deals at once, and the channel is told once."""
         if delay:
             await asyncio.sleep(delay)
-        again = min(max(2 * delay, SAVE_RETRY), SAVE_RETRY_MAX)  # backing off
+        again = _backoff(delay)
         async with t.lock:
             if t.hand is not None or t.id not in self.tables:
                 return

@@ -33,15 +33,16 @@ from .test_service import (
 
 
 class Failing:
-    """Stands in for a store method: its first ``times`` calls (all of them with None) raise a
-    database error, the next ones do what ``real`` does; ``failures`` and ``passed`` count."""
+    """Stands in for a store method: after ``after`` calls that work, the next ``times`` calls
+    (all of them with None) raise a database error, the next ones do what ``real`` does;
+    ``failures`` and ``passed`` count."""
 
-    def __init__(self, real: Any = None, times: int | None = None) -> None:
-        self.real, self.times = real, times
+    def __init__(self, real: Any = None, times: int | None = None, after: int = 0) -> None:
+        self.real, self.times, self.after = real, times, after
         self.failures = self.passed = 0
 
     async def __call__(self, *args: Any, **kw: Any) -> Any:
-        if self.times is None or self.failures < self.times:
+        if self.passed >= self.after and (self.times is None or self.failures < self.times):
             self.failures += 1
             raise sqlite3.OperationalError("database is locked")
         self.passed += 1
@@ -164,16 +165,7 @@ async def test_a_settlement_that_fails_to_write_is_retried(monkeypatch: pytest.M
     await _seated_pair(svc)
     await svc.start(CH, ALICE)
     t = svc.table_in_channel(CH)
-    real = store.finish_hand
-    calls = 0
-
-    async def flaky(*args: Any, **kw: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            raise sqlite3.OperationalError("database is locked")
-        return await real(*args, **kw)
-
+    flaky = Failing(store.finish_hand, times=1)
     monkeypatch.setattr(store, "finish_hand", flaky)
     hand_id = t.hand_row.id if t.hand_row else 0
     await finish_by_autoplay(svc)
@@ -182,7 +174,7 @@ async def test_a_settlement_that_fails_to_write_is_retried(monkeypatch: pytest.M
         if done is not None and done.status == "done" and t.hand is not None:
             break
         await asyncio.sleep(0.01)
-    assert calls == 2
+    assert flaky.failures + flaky.passed == 2
     done = await store.get_hand(hand_id)
     assert done is not None and done.status == "done"
     assert t.hand is not None and t.row.hand_no == 2  # play went on
@@ -1203,17 +1195,8 @@ async def test_a_new_table_that_fails_to_seat_its_players_is_not_left_behind(
     open table in the channel (with the creator's buy-in on it) although the command failed,
     and trying again said "This channel already has a table".  Now nothing is left behind."""
     svc, rec, store = await make(seed_factory=lambda: "half")
-    real = store.seat_player
-    calls = 0
-
-    async def fails_once(*args: Any, **kw: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls == failing_call:
-            raise sqlite3.OperationalError("database is locked")
-        return await real(*args, **kw)
-
-    monkeypatch.setattr(store, "seat_player", fails_once)
+    monkeypatch.setattr(store, "seat_player",
+                        Failing(store.seat_player, times=1, after=failing_call - 1))
     before = (await store.ensure_player(G, ALICE, "alice")).balance
     with pytest.raises(sqlite3.OperationalError):
         await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=200, bots=2)
@@ -1233,17 +1216,7 @@ async def test_a_half_made_table_that_cannot_be_closed_stays_visible(
     """When closing the half-made table fails too, memory keeps what the database has (an
     open table with its creator), so the channel sees it and can close it."""
     svc, rec, store = await make(seed_factory=lambda: "half2")
-    real = store.seat_player
-    calls = 0
-
-    async def bot_fails(*args: Any, **kw: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls == 2:
-            raise sqlite3.OperationalError("database is locked")
-        return await real(*args, **kw)
-
-    monkeypatch.setattr(store, "seat_player", bot_fails)
+    monkeypatch.setattr(store, "seat_player", Failing(store.seat_player, times=1, after=1))
     monkeypatch.setattr(store, "update_table", Failing(store.update_table, times=1))
     with pytest.raises(sqlite3.OperationalError):
         await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
