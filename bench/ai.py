@@ -30,6 +30,7 @@ entries and measured 0.18 +- 0.05 points/hand less: strong pineapple against ran
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -39,6 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing import Pool
+from pathlib import Path
 
 from engine import Hand, Rules, next_button
 from engine.ai import DEFAULT_CONFIG, LEVELS, AIConfig, choose_move, choose_natural, static_value
@@ -278,6 +280,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="fantasyland values by hand size, e.g. 13:10,14:14.3 (default: the AI's)")
     p.add_argument("--config", default="",
                    help="other AIConfig fields, e.g. foul_extra=2,opponent_foul_power=1")
+    p.add_argument("--weights", default=None,
+                   help="learned-value weights from this JSON file (``python -m "
+                        "bench.fit_value --json``) instead of the built-in ones")
+    p.add_argument("--dump", default=None,
+                   help="write every match's per-deal results to this JSON file")
+    p.add_argument("--paired", default=None,
+                   help="a --dump file of another run on the same deals: print the paired "
+                        "difference of pts/hand (this run less that one) per match")
     args = p.parse_args(argv)
     fl_values = DEFAULT_CONFIG.fantasyland_values
     if args.fl_values:
@@ -290,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
         old = getattr(DEFAULT_CONFIG, key)
         value = text.lower() in ("1", "true", "yes") if isinstance(old, bool) else type(old)(text)
         config = replace(config, **{key: value})
+    weights = json.loads(Path(args.weights).read_text()) if args.weights else {}
+    earlier = json.loads(Path(args.paired).read_text()) if args.paired else {}
+    dumped: dict[str, list[list[int]]] = {}
     levels = args.level or (["easy"] if args.quick else ["normal", "strong"])
     variants = args.variant or ["pineapple", "ofc"]
     matches = args.match or ["random", "greedy", "self"]
@@ -317,8 +330,14 @@ def main(argv: list[str] | None = None) -> int:
             for match in matches:
                 b = "ai" if match == "self" else match
                 t = time.perf_counter()
+                mine = config
+                if variant in weights:
+                    mine = replace(config, learned=True, value_weights=tuple(sorted(
+                        (int(k), tuple(w)) for k, w in weights[variant].items())))
                 played = run_match(variant, "ai", b, level, args.sims, deals, args.workers,
-                                   args.seed, args.session, config)
+                                   args.seed, args.session, mine)
+                key = f"{level}/{variant}/{match}/{args.seed}/{args.session}"
+                dumped[key] = [[sum(d.totals), sum(d.played)] for d in played]
                 s = summarise(played)
                 hands = sum(d.hands for d in played)
                 pts = "    —   " if match == "self" else f"{s['points']:+8.2f}"
@@ -332,8 +351,30 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{'':31}regular hands {s['regular']:+.2f} ({s['regular_hands']}), "
                           f"fantasyland hands {s['fantasyland']:+.2f} "
                           f"({s['fantasyland_hands']})")
+                if match != "self" and key in earlier:
+                    diff, diff_se = paired_difference(dumped[key], earlier[key])
+                    print(f"{'':31}paired with {args.paired}: {diff:+.2f} ± {diff_se:.2f} "
+                          "points/hand")
                 sys.stdout.flush()
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(dumped))
     return 0
+
+
+def paired_difference(
+    a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]
+) -> tuple[float, float]:
+    """The difference of two runs' pts/hand on the same deals (per deal: [points, hands]) and
+    its standard error over deals (delta method on each ratio, paired by deal)."""
+    n = min(len(a), len(b))
+    a, b = a[:n], b[:n]
+    ma = sum(p for p, _ in a) / sum(h for _, h in a)
+    mb = sum(p for p, _ in b) / sum(h for _, h in b)
+    ha = statistics.fmean(h for _, h in a)
+    hb = statistics.fmean(h for _, h in b)
+    d = [(pa - ma * na) / ha - (pb - mb * nb) / hb
+         for (pa, na), (pb, nb) in zip(a, b, strict=True)]
+    return ma - mb, statistics.stdev(d) / math.sqrt(n) if n > 1 else float("nan")
 
 
 if __name__ == "__main__":

@@ -67,13 +67,19 @@ _TOP_CANDIDATES = 20
 _RANDOM_CANDIDATES = 20
 
 
-def _play_and_sample(job: tuple[str, int, int, AIConfig]) -> list[list[Sample]]:
-    """One hand: the AI (seat 0) against random (even jobs) or itself; the samples of every
-    street decision of the AI's seats."""
-    variant, k, futures, config = job
+def _against_random(against: str, k: int) -> bool:
+    """Whether hand ``k`` is played against a random player (``--against``: ``mixed`` every
+    other hand, ``random`` all, ``self`` none)."""
+    return against == "random" or (against == "mixed" and k % 2 == 0)
+
+
+def _play_and_sample(job: tuple[str, int, int, AIConfig, str]) -> list[list[Sample]]:
+    """One hand: the AI (seat 0) against random or itself (``_against_random``); the samples
+    of every street decision of the AI's seats."""
+    variant, k, futures, config, against = job
     rules = Rules(variant=variant)
     rng = random.Random(f"fit/{variant}/{k}")
-    against_random = k % 2 == 0
+    against_random = _against_random(against, k)
     hand = Hand(rules, ["A", "B"], button=k % 2, seed=f"fit/{variant}/{k}")
     model = _model(rules, config)
     out: list[list[Sample]] = []
@@ -414,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--start", choices=("builtin", "static"), default="builtin",
                    help="backup: the value that plays the hands (built-in weights or Q)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--against", choices=("mixed", "random", "self"), default="mixed",
+                   help="rollouts method: the AI's opponent in the hands played (mixed: "
+                        "random in every other hand, self-play in the rest)")
     p.add_argument("--write", action="store_true", help="write engine/ai_values.py")
     p.add_argument("--json", default=None,
                    help="also write the fitted weights to this JSON file (for experiments)")
@@ -444,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         log = [f"``{cmd.strip()}``"]
         for round_no in range(args.rounds):
             t = time.perf_counter()
-            jobs = [(variant, round_no * 100_000 + k, args.futures, config)
+            jobs = [(variant, round_no * 100_000 + k, args.futures, config, args.against)
                     for k in range(args.hands)]
             with Pool(args.workers) as pool:
                 hands = pool.map(_play_and_sample, jobs, chunksize=2)

@@ -46,6 +46,11 @@ log = logging.getLogger("ofc.service")
 BOT_LEVELS = ("easy", "normal", "strong")
 BOT_NAMES = ("Ada", "Turing", "Lovelace", "Hopper", "Knuth", "Dijkstra")
 BOT_USER_BASE = 1_000_000  # bot seats get user ids far below any Discord snowflake
+
+
+def _bot_user_id(table_id: int, seat_no: int) -> int:
+    """The user id of the bot in seat ``seat_no`` of table ``table_id``."""
+    return BOT_USER_BASE + table_id * 10 + seat_no
 ROW_NAMES = ("top", "middle", "bottom", "discard")
 PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "all": None}
 
@@ -582,43 +587,19 @@ class TableService:
                 + (", or play for no units with `stake:0 buyin:0` (e.g. against bots)."
                    if player.balance == 0 else ".")
             )
+        bot_seats = [(bot_name, bot_level) for bot_name in self._bot_names([], bots)]
         try:
-            row = await self.store.create_table(
-                guild_id, channel_id, user_id, rules.to_json(), stake, buyin, max_seats,
-                self.clock(),
+            # all or nothing: the table, its creator and its bots in one transaction
+            row, seated = await self.store.open_table(
+                guild_id, channel_id, user_id, name, rules.to_json(), stake, buyin, max_seats,
+                self.clock(), bots=bot_seats, bot_user_id=_bot_user_id,
             )
         except StoreError as e:
             raise ServiceError(str(e)) from None
-        t = TableState(row=row, seats=[])
+        t = TableState(row=row, seats=seated)
         self.tables[row.id] = t
         self._by_channel[channel_id] = row.id
-        async with t.lock:
-            try:
-                await self.store.seat_player(row.id, 0, guild_id, user_id, name, buyin, self.clock())
-                for _ in range(bots):
-                    await self._add_bot(t, bot_level)
-                await self._refresh(t)
-            except BaseException as e:
-                # all or nothing: a table whose creator or bots could not be seated (or read
-                # back) is closed again, so the failed command leaves no table behind
-                await self._undo_new_table(t)
-                if isinstance(e, StoreError):
-                    raise ServiceError(str(e)) from None
-                raise
         return t
-
-    async def _undo_new_table(self, t: TableState) -> None:
-        """Close a table ``new_table`` could not finish (seats cashed out with it, one
-        transaction) and forget it; should that fail too, the table stays registered as the
-        database has it, so the channel can see it and ``/ofc close`` it."""
-        try:
-            await self.store.update_table(t.id, status="closed", now=self.clock())
-        except Exception:
-            log.exception("closing the half-made table %s failed", t.id)
-            with contextlib.suppress(Exception):
-                await self._refresh(t)
-            return
-        self._forget(t)
 
     @staticmethod
     def _check_money(settings: ServerSettings, stake: int, buyin: int) -> None:
@@ -732,13 +713,24 @@ class TableService:
             self._spawn(t, self._next_hand_later(t, 0.0))
         return seat
 
+    @staticmethod
+    def _bot_names(seats: Sequence[SeatRow], count: int) -> list[str]:
+        """Names for ``count`` new bots at a table seated as ``seats``: the first
+        ``BOT_NAMES`` not in use ("Bot" when they all are)."""
+        used = {s.name for s in seats}
+        names = []
+        for _ in range(count):
+            name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used), "Bot")
+            used.add(name)
+            names.append(name)
+        return names
+
     async def _add_bot(self, t: TableState, level: str) -> SeatRow:
         await self._refresh(t)
         seat_no = self._free_seat(t)
-        used = {s.name for s in t.seats}
-        name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used), "Bot")
+        (name,) = self._bot_names(t.seats, 1)
         seat = await self.store.seat_player(
-            t.id, seat_no, t.row.guild_id, BOT_USER_BASE + t.id * 10 + seat_no, name, 0,
+            t.id, seat_no, t.row.guild_id, _bot_user_id(t.id, seat_no), name, 0,
             self.clock(), is_bot=True, bot_level=level,
         )
         await self._seat_written(t, seat)

@@ -31,7 +31,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from os import PathLike
@@ -528,6 +528,57 @@ class Store:
     ) -> TableRow:
         """A new open table.  TableExists when the channel already has one that is not
         closed; StoreError when stake/buy-in break the server's limits."""
+        args = self._table_args(guild_id, channel_id, creator_id, rules_json, stake, buyin,
+                                max_seats)
+        when = _now(now)
+        async with self._write():
+            return await self._insert_table(*args, when)
+
+    async def open_table(
+        self, guild_id: int, channel_id: int, creator_id: int, creator_name: str,
+        rules_json: Mapping[str, Any], stake: int, buyin: int, max_seats: int,
+        now: float | None = None, *, bots: Sequence[tuple[str, str | int | None]] = (),
+        bot_user_id: Callable[[int, int], int] | None = None,
+    ) -> tuple[TableRow, list[SeatRow]]:
+        """A new open table with its creator in seat 0 (``buyin`` from the wallet) and
+        ``bots`` ((name, level) each) in seats 1, 2, ..., all in one transaction: should
+        anything fail, nothing was written.  A bot's user id is ``bot_user_id(table_id,
+        seat_no)``.  Errors: as ``create_table`` and ``seat_player`` (InsufficientFunds,
+        TableFull when the bots do not fit)."""
+        table_args = self._table_args(guild_id, channel_id, creator_id, rules_json, stake,
+                                      buyin, max_seats)
+        guild_id, creator_id = table_args[0], table_args[2]
+        buyin, max_seats = table_args[5], table_args[6]
+        if bots and bot_user_id is None:
+            raise ValueError("open_table: bots need bot_user_id")
+        if 1 + len(bots) > max_seats:
+            raise TableFull(f"A {max_seats}-seat table has room for at most {max_seats - 1} "
+                            "bots.")
+        when = _now(now)
+        async with self._write():
+            table = await self._insert_table(*table_args, when)
+            player = await self._ensure_player(guild_id, creator_id, str(creator_name), when)
+            if player.balance < buyin:
+                raise InsufficientFunds(
+                    f"You have {_units(player.balance)}; the buy-in is {buyin}.",
+                    have=player.balance, need=buyin,
+                )
+            seats = [await self._sit(table.id, 0, guild_id, creator_id, str(creator_name),
+                                     buyin, when)]
+            for seat_no, (name, level) in enumerate(bots, start=1):
+                assert bot_user_id is not None
+                seats.append(await self._sit(table.id, seat_no, guild_id,
+                                             _id(bot_user_id(table.id, seat_no), "user_id"),
+                                             str(name), 0, when, True, level))
+            return table, seats
+
+    @staticmethod
+    def _table_args(
+        guild_id: int, channel_id: int, creator_id: int, rules_json: Mapping[str, Any],
+        stake: int, buyin: int, max_seats: int,
+    ) -> tuple[int, int, int, str, int, int, int]:
+        """``create_table``'s arguments checked: (guild, channel, creator, rules JSON, stake,
+        buy-in, seats)."""
         guild_id, channel_id = _id(guild_id, "guild_id"), _id(channel_id, "channel_id")
         creator_id = _id(creator_id, "creator_id")
         stake, buyin = _whole(stake, "The stake"), _whole(buyin, "The buy-in")
@@ -538,37 +589,42 @@ class Store:
             raise StoreError("The buy-in cannot be negative.")
         if not 1 <= max_seats <= 10:
             raise StoreError("A table has between 1 and 10 seats.")
-        rules = _dumps(dict(rules_json))
-        when = _now(now)
-        async with self._write():
-            settings = await self._settings(guild_id)
-            if stake > settings.max_stake:
-                raise StoreError(
-                    f"The stake can be at most {_units(settings.max_stake)} per point here."
-                )
-            if buyin > settings.max_buyin:
-                raise StoreError(f"The buy-in can be at most {_units(settings.max_buyin)} here.")
-            existing = await self._scalar(
-                "SELECT id FROM tables WHERE channel_id = ? AND status != 'closed'", (channel_id,)
+        return (guild_id, channel_id, creator_id, _dumps(dict(rules_json)), stake, buyin,
+                max_seats)
+
+    async def _insert_table(
+        self, guild_id: int, channel_id: int, creator_id: int, rules: str, stake: int,
+        buyin: int, max_seats: int, when: float,
+    ) -> TableRow:
+        """The new table's row (inside a write): the server's limits and the channel checked."""
+        settings = await self._settings(guild_id)
+        if stake > settings.max_stake:
+            raise StoreError(
+                f"The stake can be at most {_units(settings.max_stake)} per point here."
             )
-            if existing is not None:
-                raise TableExists(
-                    "There is already a table in this channel.", table_id=int(existing)
-                )
-            try:
-                table_id = await self._insert(
-                    "INSERT INTO tables (guild_id, channel_id, creator_id, rules, stake, buyin,"
-                    " max_seats, status, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
-                    (guild_id, channel_id, creator_id, rules, stake, buyin, max_seats, when, when),
-                )
-            except sqlite3.IntegrityError as exc:  # the partial unique index, belt and braces
-                raise TableExists(
-                    "There is already a table in this channel.", table_id=None
-                ) from exc
-            table = await self._table(table_id)
-            assert table is not None
-            return table
+        if buyin > settings.max_buyin:
+            raise StoreError(f"The buy-in can be at most {_units(settings.max_buyin)} here.")
+        existing = await self._scalar(
+            "SELECT id FROM tables WHERE channel_id = ? AND status != 'closed'", (channel_id,)
+        )
+        if existing is not None:
+            raise TableExists(
+                "There is already a table in this channel.", table_id=int(existing)
+            )
+        try:
+            table_id = await self._insert(
+                "INSERT INTO tables (guild_id, channel_id, creator_id, rules, stake, buyin,"
+                " max_seats, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                (guild_id, channel_id, creator_id, rules, stake, buyin, max_seats, when, when),
+            )
+        except sqlite3.IntegrityError as exc:  # the partial unique index, belt and braces
+            raise TableExists(
+                "There is already a table in this channel.", table_id=None
+            ) from exc
+        table = await self._table(table_id)
+        assert table is not None
+        return table
 
     async def get_table(self, table_id: int) -> TableRow | None:
         async with self._lock:

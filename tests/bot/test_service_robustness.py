@@ -1190,40 +1190,34 @@ async def test_a_deal_that_failed_is_tried_again_and_told_once(
 async def test_a_new_table_that_fails_to_seat_its_players_is_not_left_behind(
     monkeypatch: pytest.MonkeyPatch, failing_call: int,
 ) -> None:
-    """Found by the soak: ``new_table`` creates the table, then seats the creator and the bots
-    in more transactions; a database error there (the creator: call 1, a bot: 2 or 3) left an
-    open table in the channel (with the creator's buy-in on it) although the command failed,
-    and trying again said "This channel already has a table".  Now nothing is left behind."""
+    """Found by the soak: ``new_table`` created the table, then seated the creator and the
+    bots in more transactions; a database error there (the creator: call 1, a bot: 2 or 3)
+    left an open table in the channel (with the creator's buy-in on it) although the command
+    failed, and trying again said "This channel already has a table".  Now the table, its
+    creator and its bots are one transaction: a failure anywhere in it writes nothing."""
     svc, rec, store = await make(seed_factory=lambda: "half")
-    monkeypatch.setattr(store, "seat_player",
-                        Failing(store.seat_player, times=1, after=failing_call - 1))
+    monkeypatch.setattr(store, "_sit", Failing(store._sit, times=1, after=failing_call - 1))
     before = (await store.ensure_player(G, ALICE, "alice")).balance
+
+    async def count(table: str) -> int:
+        async with store._db.execute(f"SELECT COUNT(*) FROM {table}") as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    ledger = await count("ledger")
     with pytest.raises(sqlite3.OperationalError):
         await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=200, bots=2)
     assert await store.table_in_channel(CH) is None
     assert not svc.tables
-    assert await store.balance(G, ALICE) == before  # the buy-in came back
+    assert await store.balance(G, ALICE) == before  # no buy-in moved
+    assert await count("tables") == await count("seats") == 0  # not even closed ones
+    assert await count("ledger") == ledger
     t = await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=200, bots=2)
     assert [s.is_bot for s in t.seats] == [False, True, True]
+    assert t.seats == await store.seats(t.id)
+    assert [s.name for s in t.seats] == ["alice", "Ada (bot)", "Turing (bot)"]
     assert await store.balance(G, ALICE) == before - 200
-    await svc.shutdown()
-    await store.close()
-
-
-async def test_a_half_made_table_that_cannot_be_closed_stays_visible(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """When closing the half-made table fails too, memory keeps what the database has (an
-    open table with its creator), so the channel sees it and can close it."""
-    svc, rec, store = await make(seed_factory=lambda: "half2")
-    monkeypatch.setattr(store, "seat_player", Failing(store.seat_player, times=1, after=1))
-    monkeypatch.setattr(store, "update_table", Failing(store.update_table, times=1))
-    with pytest.raises(sqlite3.OperationalError):
-        await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
-    t = svc.table_in_channel(CH)
-    assert [s.user_id for s in t.seats] == [s.user_id for s in await store.seats(t.id)] == [ALICE]
-    await svc.close(CH, ALICE, manage_guild=False)
-    assert await store.table_in_channel(CH) is None
     await svc.shutdown()
     await store.close()
 

@@ -186,22 +186,6 @@ class ErrorLog(logging.Handler):
         self.records.append(f"{record.name}: {text}")
 
 
-def _without_undone_tables(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """``after`` without the tables made since ``before`` and closed again (``new_table``
-    undoes a table whose players could not be seated by closing it: its row, its seats and
-    the ledger's buy-in and cash-out stay as history), if the ledger's sum is unchanged."""
-    old = {row[0] for row in before["db"]["tables"]}
-    undone = {row[0] for row in after["db"]["tables"] if row[0] not in old and "closed" in row}
-    db = dict(after["db"])
-    db["tables"] = [row for row in db["tables"] if row[0] not in undone]
-    db["seats"] = [row for row in db["seats"] if row[1] not in undone]
-    (count, total, last), = db["ledger"]
-    (count0, total0, last0), = before["db"]["ledger"]
-    if undone and total == total0:
-        db["ledger"] = [(count0, total0, last0)]
-    return {**after, "db": db}
-
-
 def _norm(value: Any) -> Any:
     """JSON-normalised (tuples become lists, int keys strings) for comparisons."""
     return json.loads(json.dumps(value, sort_keys=True))
@@ -600,8 +584,7 @@ class Soak:
         del self.trail[:-40]
 
     async def call(self, label: str, coro: Awaitable[Any], *, read_only: bool = False,
-                   may_change_on_error: Callable[[str], bool] | None = None,
-                   undone_on_error: bool = False) -> Any:
+                   may_change_on_error: Callable[[str], bool] | None = None) -> Any:
         """Run one command from a settled service; only a ServiceError may escape it, and then
         nothing changed."""
         before = await self.snapshot()
@@ -625,8 +608,6 @@ class Soak:
             self.note(f"  -> {type(e).__name__}: {e}")
             await self.quiesce()
             after = await self.snapshot()
-            if undone_on_error:  # a table made and closed again is history, nothing else
-                after = _without_undone_tables(before, after)
             if after != before:
                 raise Failure(f"{label} failed on a database error ({e}) but changed the "
                               f"state:\n{_diff(before, after)}") from None
@@ -951,7 +932,7 @@ class Driver:
             kw["bots"] = r.choice((0, 1, 1, 2, 3))
             kw["bot_level"] = r.choice(("easy", "normal", "strong"))
         await s.call(f"new_table({ch}, {USERS[uid]}, {kw})",
-                     s.svc.new_table(G, ch, uid, USERS[uid], **kw), undone_on_error=True)
+                     s.svc.new_table(G, ch, uid, USERS[uid], **kw))
 
     async def do_join(self) -> None:
         s = self.s

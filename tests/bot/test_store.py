@@ -221,6 +221,43 @@ async def test_one_open_table_per_channel(store: Store) -> None:
         await store.update_table(table.id, status="open")
 
 
+async def test_open_table_seats_creator_and_bots_in_one_transaction(store: Store) -> None:
+    """``open_table``: the table, its creator (buy-in from the wallet) and its bots, all or
+    nothing."""
+    start = (await store.ensure_player(G, ALICE, "Alice")).balance
+
+    def bot_id(table_id: int, seat_no: int) -> int:
+        return 9_000 + table_id * 10 + seat_no
+
+    table, seats = await store.open_table(G, CH, ALICE, "Alice", RULES, 1, 200, 3, 5.0,
+                                          bots=[("Ada (bot)", "easy"), ("Turing (bot)", 3)],
+                                          bot_user_id=bot_id)
+    assert table.status == "open" and table.max_seats == 3
+    assert seats == await store.seats(table.id)
+    assert [(s.seat_no, s.user_id, s.name, s.is_bot, s.bot_level) for s in seats] == [
+        (0, ALICE, "Alice", False, None),
+        (1, bot_id(table.id, 1), "Ada (bot)", True, "easy"),
+        (2, bot_id(table.id, 2), "Turing (bot)", True, 3),
+    ]
+    assert await store.balance(G, ALICE) == start - 200
+    before = (await count(store, "tables"), await count(store, "seats"),
+              await ledger_rows(store))
+    # every failure writes nothing: the channel has a table, too many bots, too little money
+    with pytest.raises(TableExists):
+        await store.open_table(G, CH, BOB, "Bob", RULES, 1, 100, 2, 6.0)
+    with pytest.raises(TableFull, match="at most 1 bots"):
+        await store.open_table(G, CH + 1, BOB, "Bob", RULES, 1, 100, 2, 6.0,
+                               bots=[("a", 1), ("b", 1)], bot_user_id=bot_id)
+    with pytest.raises(InsufficientFunds):  # Alice has 200 less than the most a buy-in is
+        await store.open_table(G, CH + 1, ALICE, "Alice", RULES, 1, start, 2, 6.0)
+    with pytest.raises(SeatTaken):  # two bots given the same user id: the second fails
+        await store.open_table(G, CH + 1, BOB, "Bob", RULES, 1, 100, 3, 6.0,
+                               bots=[("a", 1), ("b", 1)], bot_user_id=lambda t, s: 42)
+    assert await store.table_in_channel(CH + 1) is None
+    assert (await count(store, "tables"), await count(store, "seats"),
+            await ledger_rows(store)) == before
+
+
 async def test_table_validation_and_updates(store: Store) -> None:
     with pytest.raises(StoreError, match="negative"):
         await store.create_table(G, CH, ALICE, RULES, 10, -1, 3, 1.0)
