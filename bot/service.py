@@ -47,12 +47,13 @@ BOT_LEVELS = ("easy", "normal", "strong")
 BOT_NAMES = ("Ada", "Turing", "Lovelace", "Hopper", "Knuth", "Dijkstra")
 BOT_USER_BASE = 1_000_000  # bot seats get user ids far below any Discord snowflake
 
+ROW_NAMES = ("top", "middle", "bottom", "discard")
+PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "all": None}
+
 
 def _bot_user_id(table_id: int, seat_no: int) -> int:
     """The user id of the bot in seat ``seat_no`` of table ``table_id``."""
     return BOT_USER_BASE + table_id * 10 + seat_no
-ROW_NAMES = ("top", "middle", "bottom", "discard")
-PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "all": None}
 
 
 class ServiceError(Exception):
