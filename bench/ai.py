@@ -25,6 +25,10 @@ entries and measured 0.18 +- 0.05 points/hand less: strong pineapple against ran
     python -m bench.ai --sims 200           # fixed simulations per decision instead of time
     python -m bench.ai --fl-values 13:8,14:10,15:13,16:16,17:19 --config foul_extra=2
                                             # other AI settings (AIConfig fields)
+    python -m bench.ai ... --dump a.json    # per-deal results, then a change on the same deals:
+    python -m bench.ai ... --weights w.json --paired a.json
+                                            # other value weights (bench.fit_value --json),
+                                            # the paired difference with a.json's run
 """
 
 from __future__ import annotations

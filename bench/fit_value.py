@@ -6,7 +6,7 @@ which misjudges what a player who routes cards can make (fouls, fantasyland draw
 row).  This script fits a better value, by rounds of policy evaluation and improvement:
 
 1. Play hands (the AI at 60 simulations per decision, half of them against a random player, half
-   in self-play).  At every street decision that does not finish the board, take the candidate
+   in self-play; ``--against random`` or ``self`` for one kind only).  At every street decision that does not finish the board, take the candidate
    moves (the best 20 by the current value and 20 more at random) and estimate each resulting
    position's value by ``--futures`` rollouts of the *current* rollout policy on the same
    sampled futures (what the Monte Carlo search itself would measure).
