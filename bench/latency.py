@@ -67,6 +67,8 @@ from tests.e2e.fakediscord import (
 ROOT = Path(__file__).resolve().parents[1]
 HEARTBEAT_RACE = re.compile(r"Can't keep up, shard ID \S+ websocket is (4[01]|8[23])\.\ds behind")
 DEADLINE = 3.0
+STOP_WAIT = 30.0
+"""Seconds the bot has to stop after SIGINT before it is killed (after a dump of its stacks)."""
 CB_UPDATE = 7
 
 KINDS: list[tuple[str, str]] = [
@@ -282,6 +284,8 @@ class BotProcess:
         self.ready = asyncio.Event()
         self.ai_ready: float | None = None
         self._reader: asyncio.Task[None] | None = None
+        self.stop_tail: list[str] = []
+        """When the bot had to be killed: why, and the last lines of its log."""
 
     @property
     def pid(self) -> int | None:
@@ -335,13 +339,22 @@ class BotProcess:
             with contextlib.suppress(ProcessLookupError):
                 self.proc.send_signal(signal.SIGINT)  # discord.py closes the bot cleanly
             try:
-                await asyncio.wait_for(self.proc.wait(), 30)
+                await asyncio.wait_for(self.proc.wait(), STOP_WAIT)
             except TimeoutError:
-                self.proc.kill()
+                # it hangs: its threads' stacks to its log (faulthandler), then kill it
+                self.stop_tail = [f"the bot did not stop within {STOP_WAIT:.0f} s of SIGINT"]
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.send_signal(signal.SIGUSR1)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.proc.wait(), 2)
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
                 await self.proc.wait()
         if self._reader is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._reader, 5)
+        if self.stop_tail:
+            self.stop_tail += self.lines[-60:]
         return self.proc.returncode
 
     def problems(self) -> list[str]:
@@ -732,6 +745,7 @@ def collect(args: argparse.Namespace, bench: Bench, bot: BotProcess, phases: dic
         "machine": {"python": platform.python_version(), "cores": os.cpu_count(),
                     "system": platform.platform()},
         "startup": startup, "ai_ready": bot.ai_ready, "exit_code": code,
+        "stop_tail": bot.stop_tail,
         "phases": phases, "kinds": kinds, "finals": finals, "by_table": by_table,
         "interactions": len(measured),
         "late": [(s.phase, s.kind, s.table, s.initial) for s in late],

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import faulthandler
 import logging
+import signal
 import sys
 
 NO_TOKEN = """\
@@ -58,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         print(NO_TOKEN, file=sys.stderr)
         return 2
     setup_logging(settings.log_level)
+    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>`: every thread's stack to the log
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     import aiohttp
     import discord
 

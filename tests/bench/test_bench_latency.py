@@ -80,7 +80,8 @@ def test_quick_run_measures_every_kind_in_both_phases(quick: dict[str, Any]) -> 
                                     for p in ("idle", "load"))
     # the bot understood the stand-in and stopped cleanly
     assert r["fake"]["unhandled"] == [] and r["fake"]["internal_errors"] == []
-    assert r["exit_code"] == 0
+    assert r["exit_code"] == 0, "\n".join(r["stop_tail"])
+    assert r["stop_tail"] == []
 
 
 @pytest.mark.e2e
