@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import logging
 import signal
@@ -34,6 +35,14 @@ def setup_logging(level: str) -> None:
     logging.getLogger("ofc").setLevel(number)
 
 
+def _stacks_on_sigusr1() -> None:
+    """``kill -USR1 <pid>`` writes every thread's stack to stderr (the log), to see where a
+    bot that hangs is; nothing where there is no SIGUSR1 or stderr is not a real file."""
+    if hasattr(signal, "SIGUSR1"):
+        with contextlib.suppress(AttributeError, OSError, ValueError):  # e.g. captured stderr
+            faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "play":
@@ -60,8 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         print(NO_TOKEN, file=sys.stderr)
         return 2
     setup_logging(settings.log_level)
-    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>`: every thread's stack to the log
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    _stacks_on_sigusr1()
     import aiohttp
     import discord
 

@@ -1293,3 +1293,59 @@ async def test_a_leave_is_done_when_tidying_the_table_after_it_fails(
     assert "table is closed" in notices[-1]
     await svc.shutdown()
     await store.close()
+
+
+async def test_shutdown_stops_a_task_whose_cancellation_was_lost(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A clean-clone test run under load once hung on stopping the bot (killed after 30 s;
+    the threads' stacks showed the AI's workers still up, i.e. ``shutdown`` waiting for the
+    tables' tasks).  A cancellation can be lost (``asyncio.wait_for`` in a library swallows
+    it when what it waits for finishes at the same moment): ``shutdown`` cancels again until
+    the task stops, and gives up on one that never does after ``SHUTDOWN_WAIT``."""
+    monkeypatch.setattr(service_module, "SHUTDOWN_WAIT", 2.0)
+    svc, rec, store = await make(seed_factory=lambda: "stop")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    t = svc.table_in_channel(CH)
+    lost: list[str] = []
+
+    async def loses_one_cancellation() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            lost.append("first")  # as if swallowed: it goes on
+        await asyncio.sleep(3600)
+
+    release = asyncio.Event()
+
+    async def never_stops() -> None:  # until the test lets it
+        while not release.is_set():
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                lost.append("again")
+
+    first = svc._spawn(t, loses_one_cancellation())
+    await asyncio.sleep(0)
+    start = time.monotonic()
+    await svc.shutdown()
+    assert first is not None and first.cancelled() and lost == ["first"]
+    assert time.monotonic() - start < 1.5  # the second cancellation, half a second later
+
+    svc2, _, store2 = await make(seed_factory=lambda: "stop2")
+    await svc2.new_table(G, CH, ALICE, "alice", variant="ofc")
+    stuck = svc2._spawn(svc2.table_in_channel(CH), never_stops())
+    await asyncio.sleep(0)
+    start = time.monotonic()
+    with caplog.at_level("ERROR", logger="ofc.service"):
+        await svc2.shutdown()
+    assert 2.0 <= time.monotonic() - start < 3.0
+    assert stuck is not None and not stuck.done()
+    assert "did not stop within 2 s" in caplog.text
+    assert svc2.thinker._closed  # the AI's workers are stopped all the same
+    release.set()  # the test's own clean-up
+    stuck.cancel()
+    await asyncio.wait({stuck}, timeout=1)
+    assert stuck.done()
+    await store.close()
+    await store2.close()
