@@ -354,7 +354,7 @@ class BotProcess:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._reader, 5)
         if self.stop_tail:
-            self.stop_tail += self.lines[-60:]
+            self.stop_tail += self.lines[-200:]
         return self.proc.returncode
 
     def problems(self) -> list[str]:
