@@ -30,6 +30,7 @@ from .test_service import (
     make,
     until,
 )
+from .test_store import count
 
 
 class Failing:
@@ -1198,21 +1199,14 @@ async def test_a_new_table_that_fails_to_seat_its_players_is_not_left_behind(
     svc, rec, store = await make(seed_factory=lambda: "half")
     monkeypatch.setattr(store, "_sit", Failing(store._sit, times=1, after=failing_call - 1))
     before = (await store.ensure_player(G, ALICE, "alice")).balance
-
-    async def count(table: str) -> int:
-        async with store._db.execute(f"SELECT COUNT(*) FROM {table}") as cur:
-            row = await cur.fetchone()
-        assert row is not None
-        return int(row[0])
-
-    ledger = await count("ledger")
+    ledger = await count(store, "ledger")
     with pytest.raises(sqlite3.OperationalError):
         await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=200, bots=2)
     assert await store.table_in_channel(CH) is None
     assert not svc.tables
     assert await store.balance(G, ALICE) == before  # no buy-in moved
-    assert await count("tables") == await count("seats") == 0  # not even closed ones
-    assert await count("ledger") == ledger
+    assert await count(store, "tables") == await count(store, "seats") == 0  # nor closed ones
+    assert await count(store, "ledger") == ledger
     t = await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=200, bots=2)
     assert [s.is_bot for s in t.seats] == [False, True, True]
     assert t.seats == await store.seats(t.id)
