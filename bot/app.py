@@ -100,14 +100,20 @@ class OFCBot(commands.Bot):
                  f"{thinker.processes} worker process(es)" if thinker.processes else "threads")
 
     async def close(self) -> None:
+        # each step logged: a bot that does not stop says where it waits
+        log.info("stopping: the tables' timers and tasks")
         if self.service is not None:
             await self.service.shutdown()
+        log.info("stopping: the commands")
         for name in list(self.extensions):
             await self.unload_extension(name)
+        log.info("stopping: the connection to Discord")
         await super().close()
         if self.store is not None:
+            log.info("stopping: the database")
             await self.store.close()
             self.store = None
+        log.info("stopped")
 
     async def on_ready(self) -> None:
         log.info("connected as %s (%s) in %d server(s)", self.user, getattr(self.user, "id", "?"),
