@@ -67,6 +67,8 @@ from tests.e2e.fakediscord import (
 ROOT = Path(__file__).resolve().parents[1]
 HEARTBEAT_RACE = re.compile(r"Can't keep up, shard ID \S+ websocket is (4[01]|8[23])\.\ds behind")
 DEADLINE = 3.0
+STOP_STEP = re.compile(r" ofc\.bot: (stopping: |stopped$)")
+"""The bot's log lines of its way out (``OFCBot.close``)."""
 STOP_WAIT = 30.0
 """Seconds the bot has to stop after SIGINT before it is killed (after a dump of its stacks)."""
 CB_UPDATE = 7
@@ -286,6 +288,8 @@ class BotProcess:
         self._reader: asyncio.Task[None] | None = None
         self.stop_tail: list[str] = []
         """When the bot had to be killed: why, and the last lines of its log."""
+        self.stop_seconds: float | None = None
+        """From SIGINT to the bot's exit."""
 
     @property
     def pid(self) -> int | None:
@@ -336,6 +340,7 @@ class BotProcess:
         if self.proc is None:
             return None
         if self.proc.returncode is None:
+            started = time.monotonic()
             with contextlib.suppress(ProcessLookupError):
                 self.proc.send_signal(signal.SIGINT)  # discord.py closes the bot cleanly
             try:
@@ -350,6 +355,7 @@ class BotProcess:
                 with contextlib.suppress(ProcessLookupError):
                     self.proc.kill()
                 await self.proc.wait()
+            self.stop_seconds = time.monotonic() - started
         if self._reader is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._reader, 5)
@@ -745,7 +751,8 @@ def collect(args: argparse.Namespace, bench: Bench, bot: BotProcess, phases: dic
         "machine": {"python": platform.python_version(), "cores": os.cpu_count(),
                     "system": platform.platform()},
         "startup": startup, "ai_ready": bot.ai_ready, "exit_code": code,
-        "stop_tail": bot.stop_tail,
+        "stop_tail": bot.stop_tail, "stop_seconds": bot.stop_seconds,
+        "stop_steps": [ln for ln in bot.lines if STOP_STEP.search(ln)],
         "phases": phases, "kinds": kinds, "finals": finals, "by_table": by_table,
         "interactions": len(measured),
         "late": [(s.phase, s.kind, s.table, s.initial) for s in late],
@@ -838,7 +845,9 @@ def render(r: dict[str, Any]) -> str:
     lines.append(
         f"bot: python -m bot in its own process, default settings (OFC_AI_PROCESSES=1, "
         f"OFC_EDIT_COALESCE=0.4, OFC_NEXT_HAND_DELAY=5){' under the probe' if a['probe'] else ''};"
-        f" connected in {r['startup']:.1f} s (AI ready in {r['ai_ready'] or 0:.1f} s)")
+        f" connected in {r['startup']:.1f} s (AI ready in {r['ai_ready'] or 0:.1f} s)"
+        + (f", stopped {r['stop_seconds']:.1f} s after SIGINT (exit code {r['exit_code']})"
+           if r.get("stop_seconds") is not None else ""))
     lines.append(f"machine: {r['machine']['cores']} cores, Python {r['machine']['python']}; "
                  f"players think {a['think']:.2f} s (x0.5-1.5), onlookers every {a['watch']:.1f} s")
     for name, p in r["phases"].items():

@@ -82,6 +82,10 @@ def test_quick_run_measures_every_kind_in_both_phases(quick: dict[str, Any]) -> 
     assert r["fake"]["unhandled"] == [] and r["fake"]["internal_errors"] == []
     assert r["exit_code"] == 0, "\n".join(r["stop_tail"])
     assert r["stop_tail"] == []
+    # its way out, step by step (OFCBot.close), and how long it took
+    steps = [line.split("ofc.bot: ")[1] for line in r["stop_steps"]]
+    assert steps[0].startswith("stopping: the tables") and steps[-1] == "stopped", steps
+    assert 0 < r["stop_seconds"] < latency.STOP_WAIT
 
 
 @pytest.mark.e2e
