@@ -26,6 +26,7 @@ from engine.hand import Requirement
 from engine.rules import NATURAL_NAMES
 from engine.scoring import Settlement, units_moved
 
+from .stopping import stop_tasks
 from .store import (
     AlreadyApplied,
     HandResult,
@@ -476,17 +477,8 @@ class TableService:
         moment: a clean-clone test run under load once hung here); after ``SHUTDOWN_WAIT``
         seconds the ones still running are logged and left."""
         self._closed = True
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SHUTDOWN_WAIT
-        while running := [x for t in self.tables.values() for x in [*t.tasks, t.timer]
-                          if x is not None and not x.done()]:
-            if loop.time() >= deadline:
-                log.error("%d table task(s) did not stop within %.0f s: %s", len(running),
-                          SHUTDOWN_WAIT, running)
-                break
-            for task in running:
-                task.cancel()
-            await asyncio.wait(running, timeout=0.5)
+        await stop_tasks(lambda: [x for t in self.tables.values() for x in [*t.tasks, t.timer]
+                                  if x is not None], SHUTDOWN_WAIT, "table task(s)", log)
         self.thinker.close()
 
     def rearm(self) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.service import PanelState, ShowdownResult, TableState
+from bot.stopping import stop_tasks
 from engine import Board
 from engine.cards import cards_from_json
 from engine.hand import Requirement
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from bot.app import OFCBot
 
 log = logging.getLogger("ofc.presenter")
+CLOSE_WAIT = 5.0
+"""Seconds ``Presenter.close`` waits for the table-message edits under way to stop."""
 
 
 def md(text: str) -> str:
@@ -278,10 +281,10 @@ class Presenter:
                     log.exception("could not update the table message of table %s", t.id)
 
     async def close(self) -> None:
-        tasks = [task for task in self._pending_edits.values() if not task.done()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        """Stop the table-message edits under way (at most ``CLOSE_WAIT`` seconds: an edit
+        that ignores its cancellation must not keep the bot from exiting)."""
+        await stop_tasks(lambda: list(self._pending_edits.values()), CLOSE_WAIT,
+                         "table message edit(s)", log)
 
     async def post_table(self, t: TableState, *, edit: bool = True) -> discord.Message | None:
         if self._closed(t):

@@ -1,8 +1,16 @@
-"""Player names in the bot's messages, and messages too long for one Discord message."""
+"""Player names in the bot's messages, messages too long for one Discord message, and
+stopping the table-message edits at shutdown."""
 
 from __future__ import annotations
 
-from cogs.presenter import for_message, in_code, md, split_message
+import asyncio
+import time
+from typing import Any, cast
+
+import pytest
+
+from cogs import presenter as presenter_module
+from cogs.presenter import Presenter, for_message, in_code, md, split_message
 from engine import Board, Hand, Rules
 from renderer import (
     LeaderboardView,
@@ -54,3 +62,33 @@ def test_long_messages_are_split_between_lines() -> None:
     assert split_message("short") == ["short"]
     huge = split_message("y" * 5000)
     assert [len(p) for p in huge] == [1990, 1990, 1020]
+
+
+async def test_closing_does_not_wait_for_ever_on_an_edit_that_ignores_cancellation(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The bot's exit waits for the table-message edits under way: at most ``CLOSE_WAIT``."""
+    monkeypatch.setattr(presenter_module, "CLOSE_WAIT", 1.0)
+    release = asyncio.Event()
+
+    async def stubborn_edit() -> None:
+        while not release.is_set():
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                pass
+
+    presenter = Presenter(cast(Any, None))
+    stuck = asyncio.ensure_future(stubborn_edit())
+    presenter._pending_edits[7] = stuck
+    presenter._pending_edits[8] = polite = asyncio.ensure_future(asyncio.sleep(3600))
+    await asyncio.sleep(0)
+    start = time.monotonic()
+    with caplog.at_level("ERROR", logger="ofc.presenter"):
+        await presenter.close()
+    assert 1.0 <= time.monotonic() - start < 1.5
+    assert polite.cancelled() and not stuck.done()
+    assert "1 table message edit(s) did not stop" in caplog.text
+    release.set()
+    stuck.cancel()
+    await asyncio.gather(stuck, return_exceptions=True)
