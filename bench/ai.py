@@ -18,6 +18,12 @@ error by the delta method over deals): the long-run points per hand of a table t
 playing, whatever K (until 2026-11-23 a session stopped after K hands, which dropped the last
 entries and measured 0.18 +- 0.05 points/hand less: strong pineapple against random, K = 8, deals 0-99).
 
+The levels think for a time budget, so a run is only comparable with one made on an equally
+busy machine (``--paired``: both runs at once, ``--workers 1`` each, on an otherwise idle
+2-core machine), or with ``--sims``.  A run beside a 2-process ``bench.fit_value`` thought
+0.48 s per decision (max 1.11) instead of 0.36 (max 0.97) and measured -0.99 +- 0.37 paired for
+a change (the average of three fits' weights) whose own effect it cannot tell from the load's.
+
     python -m bench.ai                      # the default run: normal (60 deals), strong (48)
     python -m bench.ai --quick              # a short smoke run
     python -m bench.ai --level strong --hands 60 --variant pineapple --match random
