@@ -97,6 +97,18 @@ def greedy_player(hand: Hand, seat: int) -> float:
     return 0.0
 
 
+def parse_config(text: str, base: AIConfig = DEFAULT_CONFIG) -> AIConfig:
+    """``base`` with the ``AIConfig`` fields that ``text`` sets (``foul_extra=10,learned=0``)."""
+    config = base
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        old = getattr(DEFAULT_CONFIG, key.strip())
+        new: object = (value.strip().lower() in ("1", "true", "yes") if isinstance(old, bool)
+                       else type(old)(value))
+        config = replace(config, **{key.strip(): new})
+    return config
+
+
 def ai_player(level: str, sims: int | None, config: AIConfig = DEFAULT_CONFIG) -> Player:
     def play(hand: Hand, seat: int) -> float:
         t = time.perf_counter()
@@ -304,12 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         fl_values = tuple(
             (int(k), float(v)) for k, v in (x.split(":") for x in args.fl_values.split(","))
         )
-    config = replace(DEFAULT_CONFIG, fantasyland_values=fl_values)
-    for item in filter(None, args.config.split(",")):
-        key, text = item.split("=")
-        old = getattr(DEFAULT_CONFIG, key)
-        value = text.lower() in ("1", "true", "yes") if isinstance(old, bool) else type(old)(text)
-        config = replace(config, **{key: value})
+    config = parse_config(args.config, replace(DEFAULT_CONFIG, fantasyland_values=fl_values))
     weights = json.loads(Path(args.weights).read_text()) if args.weights else {}
     earlier = json.loads(Path(args.paired).read_text()) if args.paired else {}
     dumped: dict[str, list[list[int]]] = {}

@@ -27,6 +27,9 @@ The built-in weights were fitted with (about 35 and 12 minutes on 2 cores):
     python -m bench.fit_value --variant pineapple --hands 1000 --rounds 2 --centered --ridge 10 --write
     python -m bench.fit_value --variant ofc --hands 800 --rounds 2 --centered --ridge 10 --write
 
+``--config`` sets the AI of the fitting games and rollouts (``AIConfig`` fields, as in
+``bench.ai``): the built-in pineapple value was fitted when ``foul_extra`` was 10 (now 20).
+
 Needs numpy (installed with matplotlib); the engine itself only reads the weights.
 """
 
@@ -59,6 +62,8 @@ from engine.ai import (
 )
 from engine.autoplay import street_moves
 from engine.cards import DECK
+
+from .ai import parse_config
 
 Sample = tuple[int, list[float], float]
 """(stage, base features, target) of one candidate position (``_Model.features``)."""
@@ -423,6 +428,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--against", choices=("mixed", "random", "self"), default="mixed",
                    help="rollouts method: the AI's opponent in the hands played (mixed: "
                         "random in every other hand, self-play in the rest)")
+    p.add_argument("--config", default="",
+                   help="AI settings of the fitting games and rollouts (AIConfig fields, as "
+                        "bench.ai's --config), e.g. foul_extra=10 (the rollouts method only)")
     p.add_argument("--write", action="store_true", help="write engine/ai_values.py")
     p.add_argument("--json", default=None,
                    help="also write the fitted weights to this JSON file (for experiments)")
@@ -448,7 +456,8 @@ def main(argv: list[str] | None = None) -> int:
             fitted[variant] = weights
             notes[variant] = f"``{cmd.strip()}``\n{text}"
             continue
-        config: AIConfig = replace(DEFAULT_CONFIG, learned=False)
+        base = parse_config(args.config)
+        config: AIConfig = replace(base, learned=False)
         weights: dict[int, tuple[float, ...]] = {}
         log = [f"``{cmd.strip()}``"]
         for round_no in range(args.rounds):
@@ -466,8 +475,7 @@ def main(argv: list[str] | None = None) -> int:
             print(report)
             sys.stdout.flush()
             log.append(head + "\n" + report)
-            config = replace(DEFAULT_CONFIG, learned=True,
-                             value_weights=tuple(sorted(weights.items())))
+            config = replace(base, learned=True, value_weights=tuple(sorted(weights.items())))
         fitted[variant] = weights
         notes[variant] = "\n".join(log)
     if args.json:

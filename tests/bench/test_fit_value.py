@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bench import fit_value
+from bench.ai import parse_config
 from bench.fit_value import _fit, _play_and_sample
-from engine.ai import BASE_COUNT, DEFAULT_CONFIG, FEATURE_COUNT, quadratic_features
+from engine.ai import BASE_COUNT, DEFAULT_CONFIG, FEATURE_COUNT, AIConfig, quadratic_features
 
 N = FEATURE_COUNT
 
@@ -69,3 +74,44 @@ def test_centered_fit_learns_only_the_differences_within_a_decision() -> None:
     assert "R^2 within decisions 1.000" in report
     plain, _ = _fit(groups, 1e-9, {})
     assert plain[6][1:] != pytest.approx(truth[1:], abs=1e-2)  # the offsets pull it off
+
+
+def test_config_sets_the_ai_of_the_fitting_games_in_every_round(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    """``--config foul_extra=10`` fits on games and rollouts with that setting (the built-in
+    pineapple value was fitted with 10, before the search's foul weight became 20)."""
+    pytest.importorskip("numpy")
+    jobs: list[tuple[str, int, int, AIConfig, str]] = []
+
+    class InProcess:  # Pool's stand-in: the jobs are recorded, then played here
+        def __init__(self, workers: int) -> None:
+            pass
+
+        def __enter__(self) -> InProcess:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def map(self, fn: Any, items: list[Any], chunksize: int = 1) -> list[Any]:
+            jobs.extend(items)
+            return [fn(x) for x in items]
+
+    monkeypatch.setattr(fit_value, "Pool", InProcess)
+    out = tmp_path / "w.json"
+    assert fit_value.main(["--variant", "ofc", "--hands", "2", "--rounds", "2", "--futures", "2",
+                           "--config", "foul_extra=10,ofc_foul_extra=7", "--json",
+                           str(out)]) == 0
+    assert len(jobs) == 4 and all(j[3].foul_extra == 10 and j[3].ofc_foul_extra == 7
+                                  for j in jobs)
+    assert not jobs[0][3].learned and jobs[2][3].learned  # round 2 plays round 1's value
+    assert json.loads(out.read_text())["ofc"]
+
+
+def test_parse_config_reads_each_field_by_its_type() -> None:
+    c = parse_config("foul_extra=10, learned=0,row_samples=80")
+    assert (c.foul_extra, c.learned, c.row_samples) == (10.0, False, 80)
+    assert parse_config("") == DEFAULT_CONFIG
+    with pytest.raises(AttributeError):
+        parse_config("no_such_field=1")
