@@ -101,11 +101,11 @@ def parse_config(text: str, base: AIConfig = DEFAULT_CONFIG) -> AIConfig:
     """``base`` with the ``AIConfig`` fields that ``text`` sets (``foul_extra=10,learned=0``)."""
     config = base
     for item in filter(None, text.split(",")):
-        key, _, value = item.partition("=")
-        old = getattr(DEFAULT_CONFIG, key.strip())
-        new: object = (value.strip().lower() in ("1", "true", "yes") if isinstance(old, bool)
+        key, _, value = (x.strip() for x in item.partition("="))
+        old = getattr(DEFAULT_CONFIG, key)
+        new: object = (value.lower() in ("1", "true", "yes") if isinstance(old, bool)
                        else type(old)(value))
-        config = replace(config, **{key.strip(): new})
+        config = replace(config, **{key: new})
     return config
 
 

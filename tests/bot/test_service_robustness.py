@@ -18,6 +18,7 @@ from engine import parse_cards
 from engine.autoplay import choose_placement
 from engine.notation import format_move
 
+from ..stubborn import ignores_cancellation, loses_one_cancellation, release_and_stop
 from .test_service import (
     ALICE,
     BOB,
@@ -1302,24 +1303,8 @@ async def test_shutdown_stops_a_task_whose_cancellation_was_lost(
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
     t = svc.table_in_channel(CH)
     lost: list[str] = []
-
-    async def loses_one_cancellation() -> None:
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            lost.append("first")  # as if swallowed: it goes on
-        await asyncio.sleep(3600)
-
     release = asyncio.Event()
-
-    async def never_stops() -> None:  # until the test lets it
-        while not release.is_set():
-            try:
-                await asyncio.sleep(3600)
-            except asyncio.CancelledError:
-                lost.append("again")
-
-    first = svc._spawn(t, loses_one_cancellation())
+    first = svc._spawn(t, loses_one_cancellation(lost))
     await asyncio.sleep(0)
     start = time.monotonic()
     await svc.shutdown()
@@ -1328,7 +1313,7 @@ async def test_shutdown_stops_a_task_whose_cancellation_was_lost(
 
     svc2, _, store2 = await make(seed_factory=lambda: "stop2")
     await svc2.new_table(G, CH, ALICE, "alice", variant="ofc")
-    stuck = svc2._spawn(svc2.table_in_channel(CH), never_stops())
+    stuck = svc2._spawn(svc2.table_in_channel(CH), ignores_cancellation(release, lost))
     await asyncio.sleep(0)
     start = time.monotonic()
     with caplog.at_level("ERROR", logger="ofc.service"):
@@ -1337,9 +1322,6 @@ async def test_shutdown_stops_a_task_whose_cancellation_was_lost(
     assert stuck is not None and not stuck.done()
     assert "did not stop within 2 s" in caplog.text
     assert svc2.thinker._closed  # the AI's workers are stopped all the same
-    release.set()  # the test's own clean-up
-    stuck.cancel()
-    await asyncio.wait({stuck}, timeout=1)
-    assert stuck.done()
+    await release_and_stop(release, stuck)  # the test's own clean-up
     await store.close()
     await store2.close()

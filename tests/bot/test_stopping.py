@@ -10,21 +10,15 @@ import pytest
 
 from bot.stopping import stop_tasks
 
+from ..stubborn import ignores_cancellation, loses_one_cancellation, release_and_stop
+
 log = logging.getLogger("ofc.test")
 
 
 async def test_a_task_that_lost_a_cancellation_is_cancelled_again() -> None:
     lost: list[str] = []
-
-    async def loses_one() -> None:
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            lost.append("first")  # swallowed, as asyncio.wait_for may do: it goes on
-        await asyncio.sleep(3600)
-
     polite = asyncio.ensure_future(asyncio.sleep(3600))
-    stubborn = asyncio.ensure_future(loses_one())
+    stubborn = asyncio.ensure_future(loses_one_cancellation(lost))
     await asyncio.sleep(0)
     start = time.monotonic()
     left = await stop_tasks(lambda: [polite, stubborn], 5.0, "tasks", log)
@@ -36,15 +30,7 @@ async def test_a_task_that_never_stops_is_named_and_left_after_the_wait(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     release = asyncio.Event()
-
-    async def never_stops() -> None:  # until the test lets it
-        while not release.is_set():
-            try:
-                await asyncio.sleep(3600)
-            except asyncio.CancelledError:
-                pass
-
-    stuck = asyncio.ensure_future(never_stops())
+    stuck = asyncio.ensure_future(ignores_cancellation(release))
     done = asyncio.ensure_future(asyncio.sleep(0))
     await asyncio.sleep(0.01)
     start = time.monotonic()
@@ -53,9 +39,7 @@ async def test_a_task_that_never_stops_is_named_and_left_after_the_wait(
     assert 1.2 <= time.monotonic() - start < 1.5  # the last wait ends at the deadline
     assert left == [stuck] and not stuck.done()
     assert "1 widget task(s) did not stop within 1 s" in caplog.text
-    release.set()
-    stuck.cancel()
-    await asyncio.gather(stuck, return_exceptions=True)
+    await release_and_stop(release, stuck)
 
 
 async def test_nothing_running_returns_at_once() -> None:

@@ -23,6 +23,8 @@ from renderer import (
     describe_table,
 )
 
+from ..stubborn import ignores_cancellation, release_and_stop
+
 NASTY = ("# HUGE", "||Bob", "*Fiona", "Bobby_Tables", "@everyone", "a```b")
 
 
@@ -70,16 +72,8 @@ async def test_closing_does_not_wait_for_ever_on_an_edit_that_ignores_cancellati
     """The bot's exit waits for the table-message edits under way: at most ``CLOSE_WAIT``."""
     monkeypatch.setattr(presenter_module, "CLOSE_WAIT", 1.0)
     release = asyncio.Event()
-
-    async def stubborn_edit() -> None:
-        while not release.is_set():
-            try:
-                await asyncio.sleep(3600)
-            except asyncio.CancelledError:
-                pass
-
     presenter = Presenter(cast(Any, None))
-    stuck = asyncio.ensure_future(stubborn_edit())
+    stuck = asyncio.ensure_future(ignores_cancellation(release))
     presenter._pending_edits[7] = stuck
     presenter._pending_edits[8] = polite = asyncio.ensure_future(asyncio.sleep(3600))
     await asyncio.sleep(0)
@@ -89,6 +83,4 @@ async def test_closing_does_not_wait_for_ever_on_an_edit_that_ignores_cancellati
     assert 1.0 <= time.monotonic() - start < 1.5
     assert polite.cancelled() and not stuck.done()
     assert "1 table message edit(s) did not stop" in caplog.text
-    release.set()
-    stuck.cancel()
-    await asyncio.gather(stuck, return_exceptions=True)
+    await release_and_stop(release, stuck)
