@@ -28,7 +28,9 @@ The built-in weights were fitted with (about 35 and 12 minutes on 2 cores):
     python -m bench.fit_value --variant ofc --hands 800 --rounds 2 --centered --ridge 10 --write
 
 ``--config`` sets the AI of the fitting games and rollouts (``AIConfig`` fields, as in
-``bench.ai``): the built-in pineapple value was fitted when ``foul_extra`` was 10 (now 20).
+``bench.ai``): the built-in pineapple value was fitted when ``foul_extra`` was 10 (now 20)
+and before the compiled core existed, so its games were played with the greedy rollout policy
+(no lookahead): ``--config foul_extra=10,lookahead_draws=0`` fits the way it was.
 
 Needs numpy (installed with matplotlib); the engine itself only reads the weights.
 """
