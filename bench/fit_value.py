@@ -437,6 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=None,
                    help="also write the fitted weights to this JSON file (for experiments)")
     args = p.parse_args(argv)
+    if args.config and args.method != "rollouts":
+        p.error(f"--config sets the rollouts method's AI; --method {args.method} does not read it")
     from engine.ai_values import FIT_NOTES, VALUE_WEIGHTS
 
     fitted = {k: dict(v) for k, v in VALUE_WEIGHTS.items()}

@@ -115,3 +115,12 @@ def test_parse_config_reads_each_field_by_its_type() -> None:
     assert parse_config("") == DEFAULT_CONFIG
     with pytest.raises(AttributeError):
         parse_config("no_such_field=1")
+
+
+def test_config_with_a_method_that_does_not_read_it_is_an_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        fit_value.main(["--method", "mc", "--config", "foul_extra=10"])
+    assert exit_.value.code == 2
+    assert "--method mc does not read it" in capsys.readouterr().err
