@@ -5,9 +5,10 @@ the best board value.  The static value ``Q`` assumes a row's free slots are fil
 which misjudges what a player who routes cards can make (fouls, fantasyland draws, the bottom
 row).  This script fits a better value, by rounds of policy evaluation and improvement:
 
-1. Play hands (the AI at 60 simulations per decision, half of them against a random player, half
-   in self-play; ``--against random`` or ``self`` for one kind only).  At every street decision that does not finish the board, take the candidate
-   moves (the best 20 by the current value and 20 more at random) and estimate each resulting
+1. Play hands (the AI at ``--sims`` simulations per decision, 60 by default, half of them
+   against a random player, half in self-play; ``--against random`` or ``self`` for one kind
+   only).  At every street decision that does not finish the board, take the candidate moves
+   (the best 20 by the current value and 20 more at random) and estimate each resulting
    position's value by ``--futures`` rollouts of the *current* rollout policy on the same
    sampled futures (what the Monte Carlo search itself would measure).
 2. For each stage (free slots left), fit the value as a linear function of the base features of
@@ -80,10 +81,10 @@ def _against_random(against: str, k: int) -> bool:
     return against == "random" or (against == "mixed" and k % 2 == 0)
 
 
-def _play_and_sample(job: tuple[str, int, int, AIConfig, str]) -> list[list[Sample]]:
-    """One hand: the AI (seat 0) against random or itself (``_against_random``); the samples
-    of every street decision of the AI's seats."""
-    variant, k, futures, config, against = job
+def _play_and_sample(job: tuple[str, int, int, AIConfig, str, int]) -> list[list[Sample]]:
+    """One hand: the AI (seat 0, ``sims`` simulations per decision) against random or itself
+    (``_against_random``); the samples of every street decision of the AI's seats."""
+    variant, k, futures, config, against, sims = job
     rules = Rules(variant=variant)
     rng = random.Random(f"fit/{variant}/{k}")
     against_random = _against_random(against, k)
@@ -106,7 +107,7 @@ def _play_and_sample(job: tuple[str, int, int, AIConfig, str]) -> list[list[Samp
         afters = [_after(board, m) for m in moves]
         if sum(afters[0][3:]) > 0:
             out.append(_sample_decision(hand, seat, afters, futures, model, rng))
-        placed, dropped = choose_move(hand, seat, "normal", simulations=60, config=config,
+        placed, dropped = choose_move(hand, seat, "normal", simulations=sims, config=config,
                                       rng=random.Random(f"fit/{k}/{len(hand.log)}"))
         hand.place(seat, placed, dropped)
     return out
@@ -423,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--draws", type=int, default=400,
                    help="backup: sampled streets per target (the last street: every street)")
     p.add_argument("--sims", type=int, default=60,
-                   help="backup: simulations per decision of the AI that plays the hands")
+                   help="simulations per decision of the AI that plays the hands (the positions "
+                        "whose candidates are fitted)")
     p.add_argument("--start", choices=("builtin", "static"), default="builtin",
                    help="backup: the value that plays the hands (built-in weights or Q)")
     p.add_argument("--seed", type=int, default=0)
@@ -466,8 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         log = [f"``{cmd.strip()}``"]
         for round_no in range(args.rounds):
             t = time.perf_counter()
-            jobs = [(variant, round_no * 100_000 + k, args.futures, config, args.against)
-                    for k in range(args.hands)]
+            jobs = [(variant, round_no * 100_000 + k, args.futures, config, args.against,
+                     args.sims) for k in range(args.hands)]
             with Pool(args.workers) as pool:
                 hands = pool.map(_play_and_sample, jobs, chunksize=2)
             groups = [g for h in hands for g in h]

@@ -22,13 +22,15 @@ def value(weights: list[float], base: list[float]) -> float:
 
 
 def test_samples_of_one_hand_are_the_candidates_of_each_decision() -> None:
-    groups = _play_and_sample(("ofc", 1, 4, DEFAULT_CONFIG, "mixed"))  # odd: self-play
+    groups = _play_and_sample(("ofc", 1, 4, DEFAULT_CONFIG, "mixed", 60))  # odd: self-play
     # per seat: the first five cards and 7 single cards before the last one (exact, not sampled)
     assert len(groups) == 2 * 8  # both seats
-    assert len(_play_and_sample(("ofc", 2, 4, DEFAULT_CONFIG, "mixed"))) == 8  # even: random
+    assert len(_play_and_sample(("ofc", 2, 4, DEFAULT_CONFIG, "mixed", 60))) == 8  # even: random
     # --against: one kind of opponent in every hand
-    assert len(_play_and_sample(("ofc", 1, 4, DEFAULT_CONFIG, "random"))) == 8
-    assert len(_play_and_sample(("ofc", 2, 4, DEFAULT_CONFIG, "self"))) == 2 * 8
+    assert len(_play_and_sample(("ofc", 1, 4, DEFAULT_CONFIG, "random", 60))) == 8
+    assert len(_play_and_sample(("ofc", 2, 4, DEFAULT_CONFIG, "self", 60))) == 2 * 8
+    # --sims: the games' AI thinks less; every decision is still sampled
+    assert len(_play_and_sample(("ofc", 1, 4, DEFAULT_CONFIG, "mixed", 5))) == 2 * 8
     for g in groups:
         stages = {stage for stage, _, _ in g}
         assert len(stages) == 1 and 1 <= stages.pop() <= 8  # one decision, one stage
