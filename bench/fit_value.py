@@ -361,12 +361,20 @@ def _fit(
         y = np.array([s[2] for g in gs for s in g])
         gid = np.array([k for k, g in enumerate(gs) for _ in g])
         train, test = gid < int(len(gs) * 0.8), gid >= int(len(gs) * 0.8)
+        if not train.any():  # one decision at this stage (a tiny run): nothing to hold out
+            report.append(f"stage {stage:2d}: {len(y):6d} positions of {len(gs)} decision(s): "
+                          "too few to hold any out")
+            weights[stage] = tuple(round(float(v), 6) for v in solve(x, y, gid))
+            continue
         pred = x[test] @ solve(x[train], y[train], gid[train])
         before = x[test] @ np.array(played.get(stage, plain_q))
         yt, gt = within(y[test], gid[test]), gid[test]
-        r2 = 1.0 - float(((within(pred, gt) - yt) ** 2).mean() / yt.var())
+        # held-out candidates all worth the same leave nothing to explain: no R^2
+        var = float(yt.var())
+        r2 = (f"{1.0 - float(((within(pred, gt) - yt) ** 2).mean()) / var:.3f}" if var > 0
+              else "n/a")
         report.append(f"stage {stage:2d}: {int(train.sum()):6d} positions, held-out R^2 within "
-                      f"decisions {r2:.3f}, "
+                      f"decisions {r2}, "
                       f"regret fitted {_regret(y[test], gid[test], pred):.3f} vs rollout value "
                       f"{_regret(y[test], gid[test], before):.3f}")
         weights[stage] = tuple(round(float(v), 6) for v in solve(x, y, gid))

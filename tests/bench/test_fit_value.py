@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,25 @@ def test_fit_recovers_a_known_value_and_reports_against_the_played_one() -> None
     assert list(weights) == [4]
     assert weights[4] == pytest.approx(truth, abs=1e-4)
     assert "regret fitted 0.000" in report  # exact: always picks the best candidate
+
+
+def test_a_tiny_fit_reports_what_it_cannot_measure() -> None:
+    """One decision at a stage leaves none to hold out, and held-out candidates that are all
+    worth the same leave nothing to explain: the fit still gives weights, and the report says
+    so instead of failing or dividing by zero."""
+    pytest.importorskip("numpy")
+    rng = random.Random(5)
+
+    def decision(stage: int) -> list[tuple[int, list[float], float]]:
+        return [(stage, [1.0] + [rng.uniform(-3, 3) for _ in range(BASE_COUNT - 1)], 2.5)
+                for _ in range(3)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weights, report = _fit([decision(4), decision(6), decision(6)], 1.0, {}, centered=True)
+    assert "stage  4:      3 positions of 1 decision(s): too few to hold any out" in report
+    assert "stage  6:      3 positions, held-out R^2 within decisions n/a" in report
+    assert "nan" not in report and len(weights[4]) == len(weights[6]) == N
 
 
 def test_centered_fit_learns_only_the_differences_within_a_decision() -> None:
