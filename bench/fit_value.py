@@ -31,7 +31,8 @@ The built-in weights were fitted with (about 35 and 12 minutes on 2 cores):
 ``--config`` sets the AI of the fitting games and rollouts (``AIConfig`` fields, as in
 ``bench.ai``): the built-in pineapple value was fitted when ``foul_extra`` was 10 (now 20)
 and before the compiled core existed, so its games were played with the greedy rollout policy
-(no lookahead): ``--config foul_extra=10,lookahead_draws=0`` fits the way it was.
+(no lookahead): ``--config foul_extra=10,lookahead_draws=0`` fits the way it was.  The ``mc``
+method reads ``--config`` too (on top of ``--live``); ``backup`` does not.
 
 Needs numpy (installed with matplotlib); the engine itself only reads the weights.
 """
@@ -442,13 +443,14 @@ def main(argv: list[str] | None = None) -> int:
                         "random in every other hand, self-play in the rest)")
     p.add_argument("--config", default="",
                    help="AI settings of the fitting games and rollouts (AIConfig fields, as "
-                        "bench.ai's --config), e.g. foul_extra=10 (the rollouts method only)")
+                        "bench.ai's --config), e.g. foul_extra=10 (the rollouts and mc methods)")
     p.add_argument("--write", action="store_true", help="write engine/ai_values.py")
     p.add_argument("--json", default=None,
                    help="also write the fitted weights to this JSON file (for experiments)")
     args = p.parse_args(argv)
-    if args.config and args.method != "rollouts":
-        p.error(f"--config sets the rollouts method's AI; --method {args.method} does not read it")
+    if args.config and args.method == "backup":
+        p.error("--config sets the AI of the rollouts and mc methods; --method backup does not "
+                "read it")
     from engine.ai_values import FIT_NOTES, VALUE_WEIGHTS
 
     fitted = {k: dict(v) for k, v in VALUE_WEIGHTS.items()}
@@ -457,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     for variant in args.variant or ["pineapple", "ofc"]:
         if args.method == "mc":
             start = dict(VALUE_WEIGHTS.get(variant, {})) if args.start == "builtin" else {}
-            base = replace(DEFAULT_CONFIG, live_rows=args.live)
+            base = parse_config(args.config, replace(DEFAULT_CONFIG, live_rows=args.live))
             weights, text = _mc(variant, args.hands, args.sims, args.futures, args.rounds,
                                 args.ridge, args.workers, start, args.seed, base)
             fitted[variant] = weights

@@ -98,15 +98,11 @@ def test_centered_fit_learns_only_the_differences_within_a_decision() -> None:
     assert plain[6][1:] != pytest.approx(truth[1:], abs=1e-2)  # the offsets pull it off
 
 
-def test_config_sets_the_ai_of_the_fitting_games_in_every_round(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-) -> None:
-    """``--config foul_extra=10`` fits on games and rollouts with that setting (the built-in
-    pineapple value was fitted with 10, before the search's foul weight became 20)."""
-    pytest.importorskip("numpy")
-    jobs: list[tuple[str, int, int, AIConfig, str]] = []
+def _record_jobs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Pool's stand-in in ``fit_value``: the jobs are recorded (returned), then played here."""
+    jobs: list[Any] = []
 
-    class InProcess:  # Pool's stand-in: the jobs are recorded, then played here
+    class InProcess:
         def __init__(self, workers: int) -> None:
             pass
 
@@ -121,6 +117,16 @@ def test_config_sets_the_ai_of_the_fitting_games_in_every_round(
             return [fn(x) for x in items]
 
     monkeypatch.setattr(fit_value, "Pool", InProcess)
+    return jobs
+
+
+def test_config_sets_the_ai_of_the_fitting_games_in_every_round(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    """``--config foul_extra=10`` fits on games and rollouts with that setting (the built-in
+    pineapple value was fitted with 10, before the search's foul weight became 20)."""
+    pytest.importorskip("numpy")
+    jobs = _record_jobs(monkeypatch)
     out = tmp_path / "w.json"
     assert fit_value.main(["--variant", "ofc", "--hands", "2", "--rounds", "2", "--futures", "2",
                            "--config", "foul_extra=10,ofc_foul_extra=7", "--json",
@@ -139,10 +145,29 @@ def test_parse_config_reads_each_field_by_its_type() -> None:
         parse_config("no_such_field=1")
 
 
+def test_config_also_sets_the_mc_methods_games_and_rollouts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    """``--method mc --live --config ...``: the games and the Monte Carlo targets are played
+    with that setting, on top of the live rows."""
+    pytest.importorskip("numpy")
+    jobs = _record_jobs(monkeypatch)
+    out = tmp_path / "w.json"
+    assert fit_value.main(["--variant", "pineapple", "--method", "mc", "--live", "--hands", "2",
+                           "--rounds", "1", "--futures", "2", "--workers", "1", "--config",
+                           "foul_extra=10,lookahead_draws=0", "--json", str(out)]) == 0
+    games = [j[2] for j in jobs if isinstance(j[1], int)]  # (variant, k, config, sims)
+    targets = [j[1] for j in jobs if isinstance(j[1], AIConfig)]  # (variant, config, ...)
+    assert len(games) == 2 and len(targets) == 1
+    assert all(c.foul_extra == 10 and c.lookahead_draws == 0 and c.live_rows
+               for c in games + targets)
+    assert json.loads(out.read_text())["pineapple"]
+
+
 def test_config_with_a_method_that_does_not_read_it_is_an_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     with pytest.raises(SystemExit) as exit_:
-        fit_value.main(["--method", "mc", "--config", "foul_extra=10"])
+        fit_value.main(["--method", "backup", "--config", "foul_extra=10"])
     assert exit_.value.code == 2
-    assert "--method mc does not read it" in capsys.readouterr().err
+    assert "--method backup does not read it" in capsys.readouterr().err
