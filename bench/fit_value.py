@@ -361,11 +361,11 @@ def _fit(
         x = np.hstack([base, base[:, left] * base[:, right]])  # quadratic_features, vectorised
         y = np.array([s[2] for g in gs for s in g])
         gid = np.array([k for k, g in enumerate(gs) for _ in g])
+        weights[stage] = tuple(round(float(v), 6) for v in solve(x, y, gid))
         train, test = gid < int(len(gs) * 0.8), gid >= int(len(gs) * 0.8)
         if not train.any():  # one decision at this stage (a tiny run): nothing to hold out
             report.append(f"stage {stage:2d}: {len(y):6d} positions of {len(gs)} decision(s): "
                           "too few to hold any out")
-            weights[stage] = tuple(round(float(v), 6) for v in solve(x, y, gid))
             continue
         pred = x[test] @ solve(x[train], y[train], gid[train])
         before = x[test] @ np.array(played.get(stage, plain_q))
@@ -378,7 +378,6 @@ def _fit(
                       f"decisions {r2}, "
                       f"regret fitted {_regret(y[test], gid[test], pred):.3f} vs rollout value "
                       f"{_regret(y[test], gid[test], before):.3f}")
-        weights[stage] = tuple(round(float(v), 6) for v in solve(x, y, gid))
     return weights, "\n".join(report)
 
 
