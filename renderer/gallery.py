@@ -77,7 +77,7 @@ def table_chinese_4() -> TableView:
         title="Chinese poker · 2-4 scoring · 5 units/pt",
         variant="chinese",
         seats=(
-            SeatView("Wei", Board(), stack=500, hidden=13, status="declared six pairs"),
+            SeatView("王伟", Board(), stack=500, hidden=13, status="declared six pairs"),
             SeatView("Lena", Board(), stack=260, hidden=13, status="set", is_button=True),
             SeatView("Ravi", Board(), stack=410, is_turn=True, time_left=74,
                      status="setting…"),
@@ -239,7 +239,7 @@ def showdown_chinese_4() -> ShowdownView:
     ]
     st = settle(boards, rules, surrendered=[3], naturals={0: "six pairs"})
     wei = tuple(parse_cards("2s 2h 3s 3h 5s 5h 6s 6h Jh Jc 9h 9d Kh"))  # six pairs, revealed
-    return ShowdownView(("Wei", "Lena", "Ravi", "Sam"), st, rules,
+    return ShowdownView(("王伟", "Lena", "Ravi", "Sam"), st, rules,
                         units=tuple(units_moved(st, 5)), hand_no=3,
                         title="Chinese poker · 2-4 scoring · 5 units/pt",
                         natural_cards=(wei, (), (), ()))
@@ -249,7 +249,7 @@ def showdown_chinese_4() -> ShowdownView:
 def leaderboard() -> LeaderboardView:
     data = [
         ("Alice", 412, 206, 340, 21), ("Bob the Builder", 250, 125, 512, 14),
-        ("Carol", 96, 48, 120, 9), ("Dmitri", 40, 20, 88, 3), ("Eve", 0, 0, 12, 0),
+        ("Carol", 96, 48, 120, 9), ("Dmitri", 40, 20, 88, 3), ("이은지", 0, 0, 12, 0),
         ("Frank_with_a_very_long_username", -35, -18, 64, 2), ("Grace", -120, -60, 230, 8),
         ("Heidi", -688, -344, 401, 5),
     ]

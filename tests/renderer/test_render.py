@@ -211,19 +211,19 @@ def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return texts
 
 
-def test_names_the_font_cannot_draw_become_player_numbers(drawn: list[str]) -> None:
-    """All-CJK or all-emoji names (even a joined emoji: its joiners draw nothing) would be
-    blank or the same '?' for everyone."""
+def test_names_the_fonts_cannot_draw_become_player_numbers(drawn: list[str]) -> None:
+    """All-emoji names (even a joined emoji: its joiners draw nothing) would be blank or the
+    same '?' for everyone; Chinese, Japanese and Korean names are drawn as typed."""
     from renderer.fonts import drawable
 
     assert drawable("\U0001f468\u200d\U0001f469\u200d\U0001f467", "bold") == "?"
-    names = ("日本語", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "Bob🔥")
+    names = ("日本語", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "Bob🔥", "🎲🎲")
     table_scene(TableView("t", "ofc", tuple(SeatView(n, Board()) for n in names)))
-    assert {"Player 1", "Player 2", "Bob🔥"} <= set(drawn)
+    assert {"日本語", "Player 2", "Bob🔥", "Player 4"} <= set(drawn)
     drawn.clear()
     leaderboard_scene(LeaderboardView("t", "units", "all time", tuple(
         LeaderRow(k + 1, n, 0, 0, 1, 0) for k, n in enumerate(names))))
-    assert {"Player 1", "Player 2", "Bob🔥"} <= set(drawn)
+    assert {"日本語", "Player 2", "Bob🔥", "Player 4"} <= set(drawn)
 
 
 def test_a_player_number_is_the_seat_number_in_table_and_showdown(drawn: list[str]) -> None:
@@ -233,15 +233,45 @@ def test_a_player_number_is_the_seat_number_in_table_and_showdown(drawn: list[st
     from renderer import ShowdownView
     from renderer.showdown import showdown_scene
 
-    table_scene(TableView("t", "ofc", (SeatView("日本語", Board(), number=1),
-                                       SeatView("한국어", Board(), number=3))))
+    table_scene(TableView("t", "ofc", (SeatView("🎲", Board(), number=1),
+                                       SeatView("🔥🔥", Board(), number=3))))
     assert {"Player 1", "Player 3"} <= set(drawn) and "Player 2" not in drawn
     drawn.clear()
     rules = Rules(variant="chinese")
     st = settle([Board.parse("8h 8d 8c / Ks Kd 4h 4d 4s / As Ah Ad Ac 2c"),
                  Board.parse("Qh Jd 3c / 9s 9c 7d 7h 2d / Th Js Qs Kc Kh")], rules)
-    showdown_scene(ShowdownView(("한국어", "日本語"), st, rules, numbers=(3, 1)))
+    showdown_scene(ShowdownView(("🔥🔥", "🎲"), st, rules, numbers=(3, 1)))
     assert {"Player 1", "Player 3"} <= set(drawn) and "Player 2" not in drawn
+
+
+def test_cjk_names_are_drawn_with_the_fallback_font_on_the_names_baseline() -> None:
+    """Hangul, kana and hanzi come from Noto Sans CJK, run by run beside DejaVu's Latin: ink
+    where each run is, the whole advance as wide as its runs, and the mask placed by the same
+    anchor rules as a DejaVu-only text (so mixed and Latin names line up)."""
+    from renderer.fonts import CJK, cjk_path, drawable, font, runs, text_mask, text_width
+
+    assert cjk_path() is not None  # mplfonts is a dependency
+    name = "김민수 日本語 Bob"
+    assert drawable(name, "bold") == name
+    assert runs(name, "bold") == (("김민수 日本語 ", CJK), ("Bob", "bold"))  # spaces join
+    widths = [font(key, 32).getlength(run) for run, key in runs(name, "bold")]
+    assert text_width(name, "bold", 32) == round(sum(widths))
+    assert text_width("日本語", "bold", 32) > 2 * 32  # three full-width glyphs, not dropped
+    for anchor in ("lm", "ls", "mm", "rd", "rm"):
+        mask, left, top = text_mask(name, "bold", 32, anchor)
+        latin, l2, t2 = text_mask("Bob", "bold", 32, anchor)
+        ink = mask.getbbox()
+        assert ink is not None and mask.width >= text_width(name, "bold", 32)
+        # the same baseline: "Bob" ends the name, so its ink is where Latin's is
+        pen = -{"l": 0, "m": sum(widths) / 2, "r": sum(widths)}[anchor[0]] - left
+        bob = mask.crop((round(pen + widths[0]), 0, mask.width, mask.height)).getbbox()
+        assert bob is not None and abs((top + bob[3]) - (t2 + latin.getbbox()[3])) <= 1
+        assert abs((top + bob[1]) - (t2 + latin.getbbox()[1])) <= 1
+        if anchor[0] == "l":
+            assert left == l2 == 0
+    # every run has ink: the CJK part (left of "Bob") is not blank
+    mask, _, _ = text_mask("日本語", "regular", 32, "lm")
+    assert mask.getbbox() is not None and mask.width >= 3 * 28
 
 
 def test_big_numbers_are_compact_in_the_images() -> None:
