@@ -411,6 +411,7 @@ class TableService:
             self._by_channel[row.channel_id] = row.id
             resumed.append(t)
         for t in resumed:
+            news: tuple[list[int], tuple[list[int], Requirement | None]] | None = None
             try:
                 async with t.lock:
                     if t.hand is not None and t.hand.is_over:  # stopped before it was settled
@@ -418,8 +419,14 @@ class TableService:
                     elif t.hand is not None:
                         self._arm(t)
                         self._schedule_bots(t)
-                    elif t.row.status == "closing":
-                        await self._close_now(t)
+                        # the fantasyland hands not set yet and the turn, again: what was
+                        # sent just before the stop may not have gone out
+                        news = self._news(t)
+                    elif t.row.status == "closing" or not t.humans:
+                        # closed between hands, as after a hand (a database error there is
+                        # tried again, and the channel is told when it is closed)
+                        t.waiting = t.row.hand_no > 0
+                        self._spawn(t, self._next_hand_later(t, 0.0))
                         continue
                     elif t.row.hand_no > 0:
                         t.waiting = True
@@ -434,7 +441,10 @@ class TableService:
                                            f"The bot restarted: hand #{lost} could not be "
                                            "restored and was voided (no units moved); the next "
                                            "hand follows.")
-                await self.notifier.table_changed(t)
+                if news is not None:
+                    await self._send_news(t, *news)  # (the table message too)
+                else:
+                    await self.notifier.table_changed(t)
         return resumed
 
     def _load_hand(self, t: TableState, hand_row: HandRow) -> None:
@@ -945,6 +955,8 @@ class TableService:
             self._my_seat(t, user_id)
             if t.hand is not None:
                 raise ServiceError("A hand is already being played.")
+            if t.row.status == "closing":
+                raise ServiceError("This table is closing; open a new one with `/ofc new`.")
             if t.row.hand_no > 0 and not t.waiting:
                 raise ServiceError("This table already started; hands follow on their own.")
             ready = self._ready_seats(t)
@@ -1057,13 +1069,19 @@ class TableService:
     def _announce_new_hand(self, t: TableState) -> Awaitable[None]:
         """The messages of a new deal: who they go to is decided now (the sends may run
         after the table has moved on)."""
+        return self._send_news(t, *self._news(t))
+
+    def _news(self, t: TableState) -> tuple[list[int], tuple[list[int], Requirement | None]]:
+        """Seat numbers of the humans whose fantasyland hand is not set yet, and whom to ping
+        for their turn (``_to_ping``)."""
         fantasyland: list[int] = []
         if t.hand is not None:
+            acting = t.hand.to_act()
             for hs, cards in enumerate(t.hand.fantasyland):
                 seat = t.seat_by_no(t.hand_seats[hs])
-                if cards and seat is not None and not seat.is_bot:
+                if cards and hs in acting and seat is not None and not seat.is_bot:
                     fantasyland.append(t.hand_seats[hs])
-        return self._send_news(t, fantasyland, self._to_ping(t))
+        return fantasyland, self._to_ping(t)
 
     def _to_ping(self, t: TableState) -> tuple[list[int], Requirement | None]:
         """Seat numbers of the humans whose turn it is (not fantasyland sets), and what the

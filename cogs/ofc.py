@@ -126,6 +126,12 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 "The table is open, but I could not post its picture in this channel: check "
                 "that I may send messages and attach files here.", ephemeral=True,
             )
+        except Exception:  # e.g. drawing it failed: the table is open all the same
+            log.exception("could not post the table message of table %s", t.id)
+            await interaction.followup.send(
+                "The table is open, but its picture could not be posted just now; it is "
+                "posted with the next change (`/ofc table` shows it now).", ephemeral=True,
+            )
 
     @app_commands.command(name="join", description="Take a seat; the buy-in moves to your stack")
     @app_commands.describe(buyin="Units to bring (default: the table's buy-in)")

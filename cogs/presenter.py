@@ -292,7 +292,7 @@ class Presenter:
             return None
         text, file = await self.table_payload(t)
         channel = self.channel(t)
-        message_id = t.row.message_id or self._message_ids.get(t.id)
+        message_id = self._message_ids.get(t.id) or t.row.message_id  # memory is the newest
         if edit and message_id:
             try:
                 msg = channel.get_partial_message(message_id)
@@ -305,7 +305,10 @@ class Presenter:
             await self._mark_closed(t, msg.id)
             return msg
         self._message_ids[t.id] = msg.id
-        await self.bot.service.set_message_id(t, msg.id)  # type: ignore[union-attr]
+        try:
+            await self.bot.service.set_message_id(t, msg.id)  # type: ignore[union-attr]
+        except Exception:  # posted all the same: memory keeps it (a restart posts a new one)
+            log.exception("could not save the table message id of table %s", t.id)
         return msg
 
     def _closed(self, t: TableState) -> bool:

@@ -238,6 +238,43 @@ async def test_when_the_fantasyland_player_leaves_the_others_are_free_to_go() ->
     await store.close()
 
 
+async def test_a_restart_sends_an_unset_fantasyland_hand_and_the_turn_again(
+    tmp_path: Any,
+) -> None:
+    """A hand dealt just before the bot stopped: its fantasyland DM and turn ping may never
+    have gone out.  At the restart the fantasyland hand not set yet is sent again and the
+    player to act is pinged again; a fantasyland already set is not sent twice."""
+    db = tmp_path / "news.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r14")
+    await _seated_pair(svc, "pineapple")
+    await _owed(svc, store, {"0": 14})
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and tuple(t.hand.fantasyland) == (14, 0)
+    assert ("fantasyland", 0) in rec.events and ("turn", [1]) in rec.events
+    await svc.shutdown()
+    await store.close()
+
+    svc2, rec2, store2 = await make(db)
+    await svc2.recover()
+    assert ("fantasyland", 0) in rec2.events and ("turn", [1]) in rec2.events
+    assert any("play resumes" in str(text) for kind, text in rec2.events if kind == "notice")
+    t2 = svc2.table_in_channel(CH)
+    async with t2.lock:  # alice sets her fantasyland hand
+        assert t2.hand is not None
+        t2.hand.autoplay(0)
+        await svc2._after_action(t2)
+    await svc2.shutdown()
+    await store2.close()
+
+    svc3, rec3, store3 = await make(db)
+    await svc3.recover()
+    assert ("turn", [1]) in rec3.events
+    assert not any(kind == "fantasyland" for kind, _ in rec3.events)
+    await svc3.shutdown()
+    await store3.close()
+
+
 async def test_a_newcomer_does_not_owe_a_fantasyland_and_a_seat_does_not_inherit_one() -> None:
     svc, rec, store = await make(seed_factory=lambda: "r7")
     await _seated_pair(svc, "pineapple")
@@ -324,6 +361,101 @@ async def test_a_hand_over_but_not_settled_is_settled_after_a_restart(
     done = await store2.get_hand(hand_id)
     assert done is not None and done.status == "done"
     assert done.log == final_log  # the last action was kept
+    assert await store2.verify_ledger() == []
+    await svc2.shutdown()
+    await store2.close()
+
+
+async def test_a_closing_table_whose_close_fails_at_a_restart_is_closed_on_a_retry(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/ofc close`` during a hand, then the bot stops before the table closes after it: at
+    the next start a database error while closing it is tried again (it used to be logged and
+    never retried: the table stayed 'closing', its stacks held, ``/ofc start`` and ``/ofc
+    join`` refused).  Until it is closed nobody can deal a hand there."""
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
+    db = tmp_path / "closing.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r12", next_hand_delay=3600.0)
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await svc.close(CH, ALICE, False)  # after this hand
+    await finish_by_autoplay(svc)
+    await until(lambda: t.hand is None)
+    assert t.hand is None and t.row.status == "closing"
+    units = sum([await store.balance(G, u) for u in (ALICE, BOB)] + [s.stack for s in t.seats])
+    await svc.shutdown()  # stopped during the wait before the next deal
+    await store.close()
+
+    svc2, rec2, store2 = await make(db)
+    closes = Failing(store2.update_table, times=1)
+    real_update = store2.update_table
+
+    async def update_table(*args: Any, **kw: Any) -> Any:  # only the close fails (once)
+        return await (closes if kw.get("status") == "closed" else real_update)(*args, **kw)
+
+    monkeypatch.setattr(store2, "update_table", update_table)
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 3600.0)  # hold the retry: a window
+    await svc2.recover()
+    await until(lambda: closes.failures == 1)
+    assert closes.failures == 1 and svc2.tables[t.id].row.status == "closing"
+    with pytest.raises(ServiceError, match="closing"):
+        await svc2.start(CH, ALICE)
+    with pytest.raises(ServiceError, match="closing"):
+        await svc2.join(G, CH, CAROL, "carol")
+    await svc2.shutdown()
+    await store2.close()
+
+    svc3, rec3, store3 = await make(db)  # a third start: the close fails once, then works
+    closes = Failing(store3.update_table, times=1)
+    real_update = store3.update_table
+    monkeypatch.setattr(store3, "update_table", update_table)
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
+    await svc3.recover()
+    await until(lambda: svc3.tables == {})
+    assert closes.failures == 1 and closes.passed == 1
+    row = await store3.get_table(t.id)
+    assert row is not None and row.status == "closed"
+    assert await store3.seats(t.id) == [] and await store3.verify_ledger() == []
+    assert await store3.balance(G, ALICE) + await store3.balance(G, BOB) == units
+    notices = [text for kind, text in rec3.events if kind == "notice"]
+    assert notices and "table is closed" in notices[-1]
+    await svc3.shutdown()
+    await store3.close()
+
+
+async def test_a_table_nobody_is_left_at_is_closed_at_a_restart(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last human left a table that never started and closing it failed (tried again
+    while the bot runs); the bot stopped first: the next start closes it, and gives the bot's
+    seat up, instead of keeping a table nobody can play at."""
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 3600.0)  # the bot stops first
+    db = tmp_path / "empty.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r13")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.add_bot(CH, ALICE, "easy")
+    t = svc.table_in_channel(CH)
+    real_update = store.update_table
+
+    async def close_fails(*args: Any, **kw: Any) -> Any:
+        if kw.get("status") == "closed":
+            raise sqlite3.OperationalError("database is locked")
+        return await real_update(*args, **kw)
+
+    monkeypatch.setattr(store, "update_table", close_fails)
+    assert "You left the table" in await svc.leave(CH, ALICE)
+    assert t.id in svc.tables and not t.humans
+    units = await store.balance(G, ALICE)
+    await svc.shutdown()
+    await store.close()
+
+    svc2, rec2, store2 = await make(db)
+    await svc2.recover()
+    await until(lambda: svc2.tables == {})
+    row = await store2.get_table(t.id)
+    assert row is not None and row.status == "closed" and svc2.tables == {}
+    assert await store2.balance(G, ALICE) == units
     assert await store2.verify_ledger() == []
     await svc2.shutdown()
     await store2.close()

@@ -4,8 +4,11 @@ stopping the table-message edits at shutdown."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
+from types import SimpleNamespace
 from typing import Any, cast
+from unittest.mock import MagicMock
 
 import pytest
 
@@ -84,3 +87,104 @@ async def test_closing_does_not_wait_for_ever_on_an_edit_that_ignores_cancellati
     assert polite.cancelled() and not stuck.done()
     assert "1 table message edit(s) did not stop" in caplog.text
     await release_and_stop(release, stuck)
+
+
+class _Channel:
+    """A channel that takes every message (ids 555, 556, ...) and edits."""
+
+    def __init__(self) -> None:
+        self.sent: list[int] = []
+        self.edited: list[int] = []
+
+    async def send(self, *args: Any, **kw: Any) -> Any:
+        self.sent.append(555 + len(self.sent))
+        return SimpleNamespace(id=self.sent[-1])
+
+    def get_partial_message(self, message_id: int) -> Any:
+        async def edit(**kw: Any) -> None:
+            self.edited.append(message_id)
+        return SimpleNamespace(edit=edit)
+
+
+def _interaction(user_id: int, channel_id: int, guild_id: int) -> Any:
+    it = MagicMock()
+    it.guild_id, it.channel_id = guild_id, channel_id
+    it.user = SimpleNamespace(id=user_id, name="alice", display_name="alice")
+    it.sent = []
+    done = {"v": False}
+
+    async def send_message(text: str = "", **kw: Any) -> None:
+        done["v"] = True
+        it.sent.append(text)
+
+    async def followup(text: str = "", **kw: Any) -> None:
+        it.sent.append(text)
+
+    it.response.send_message = send_message
+    it.response.is_done = lambda: done["v"]
+    it.followup.send = followup
+    it.command = None
+    return it
+
+
+async def test_a_table_message_whose_id_cannot_be_saved_is_still_posted_and_kept() -> None:
+    """``/ofc new`` opened the table, then saving its message's id failed (the database): the
+    user used to read "Something went wrong... The table is unchanged; please try again" (and
+    trying again was refused: the table existed).  Now the message is posted, the command
+    succeeds, and the table's later edits go to that message (memory keeps its id)."""
+    from bot.app import report_error
+    from cogs.ofc import OFC
+
+    from ..bot.test_service import ALICE, CH, G, make
+
+    svc, rec, store = await make(seed_factory=lambda: "p1")
+    channel = _Channel()
+    bot = SimpleNamespace(service=svc, get_partial_messageable=lambda cid, guild_id: channel)
+    presenter = Presenter(cast(Any, bot), 0.0)
+    cog = SimpleNamespace(service=svc, presenter=presenter)
+    real = store.update_table
+
+    async def failing(table_id: int, **kw: Any) -> Any:
+        if "message_id" in kw:
+            raise sqlite3.OperationalError("database is locked")
+        return await real(table_id, **kw)
+
+    store.update_table = failing  # type: ignore[method-assign]
+    it = _interaction(ALICE, CH, G)
+    try:
+        await OFC.new.callback(cast(Any, cog), it)
+    except Exception as e:  # what the command tree would hand to on_app_command_error
+        await report_error(it, e)
+    assert len(it.sent) == 1 and "opened" in it.sent[0]
+    t = svc.table_in_channel(CH)
+    assert channel.sent == [555] and t.row.message_id is None
+    await presenter.post_table(t, edit=True)
+    assert channel.edited == [555] and channel.sent == [555]  # the same message, edited
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_table_picture_that_cannot_be_drawn_does_not_undo_a_new_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever fails while posting the first table message, ``/ofc new`` says the table is
+    open (it is) and how to see it, never "unchanged; please try again"."""
+    from cogs.ofc import OFC
+
+    from ..bot.test_service import ALICE, CH, G, make
+
+    svc, rec, store = await make(seed_factory=lambda: "p2")
+    channel = _Channel()
+    bot = SimpleNamespace(service=svc, get_partial_messageable=lambda cid, guild_id: channel)
+    presenter = Presenter(cast(Any, bot), 0.0)
+
+    async def broken(*args: Any, **kw: Any) -> Any:
+        raise ValueError("the renderer failed")
+
+    monkeypatch.setattr(presenter, "table_payload", broken)
+    it = _interaction(ALICE, CH, G)
+    await OFC.new.callback(cast(Any, SimpleNamespace(service=svc, presenter=presenter)), it)
+    assert "opened" in it.sent[0] and "The table is open" in it.sent[1]
+    assert "/ofc table" in it.sent[1] and svc.table_in_channel(CH).row.status == "open"
+    await svc.shutdown()
+    await store.close()
