@@ -24,7 +24,7 @@ from renderer import (
 )
 
 from .presenter import VARIANT_NAMES, Presenter, for_message, md, png, render, split_message
-from .views import DYNAMIC_ITEMS, SurrenderConfirm, send_panel
+from .views import DYNAMIC_ITEMS, send_panel, surrender_view
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -205,8 +205,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 if t.rules.variant == "chinese" else "it scores as a foul: you lose every row")
         await interaction.response.send_message(
             f"Surrender hand #{hand_no}? {cost[0].upper()}{cost[1:]}. It cannot be taken back.",
-            view=SurrenderConfirm(self.service, _channel_id(interaction), interaction.user.id,
-                                  hand_no),
+            view=surrender_view(_channel_id(interaction), interaction.user.id, hand_no),
             ephemeral=True,
         )
 

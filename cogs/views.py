@@ -1,4 +1,5 @@
-"""Persistent components: the table's "Open my panel" button and the private placement panel.
+"""Persistent components: the table's "Open my panel" button, the private placement panel and
+the surrender question.
 
 Every component is a ``DynamicItem`` whose custom_id carries the table, the seat, the hand and
 the seat's step, so panels keep working after a restart (state is read from the service) and
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import PanelState, ServiceError, Stale, TableService, TableState
+from bot.service import PanelState, ServiceError, Stale, TableState
 
 from .presenter import hand_view, panel_text, png, render
 
@@ -242,31 +243,52 @@ async def panel_click(
     await interaction.response.edit_message(content=text, attachments=[file], view=view)
 
 
-DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect)
+class SurrenderButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"ofc:sur:(?P<c>\d+):(?P<u>\d+):(?P<h>\d+):(?P<a>yes|no)",
+):
+    """``/ofc surrender`` asks first (a surrender cannot be taken back): *Yes, surrender* or
+    *Keep playing*.  Persistent like the panel: a click after a restart, or minutes later,
+    still gets its answer (the hand in the custom_id: a prompt that outlived its hand does
+    nothing and says so)."""
 
+    def __init__(self, channel_id: int, user_id: int, hand_no: int, answer: str) -> None:
+        yes = answer == "yes"
+        super().__init__(discord.ui.Button(
+            label="Yes, surrender" if yes else "Keep playing",
+            style=discord.ButtonStyle.danger if yes else discord.ButtonStyle.secondary,
+            emoji="🏳️" if yes else None,
+            custom_id=f"ofc:sur:{channel_id}:{user_id}:{hand_no}:{answer}",
+        ))
+        self.channel_id, self.user_id, self.hand_no, self.answer = (
+            channel_id, user_id, hand_no, answer)
 
-class SurrenderConfirm(discord.ui.View):
-    """``/ofc surrender`` asks first: a surrender cannot be taken back."""
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> SurrenderButton:
+        return cls(int(match["c"]), int(match["u"]), int(match["h"]), match["a"])
 
-    def __init__(
-        self, service: TableService, channel_id: int, user_id: int, hand_no: int
-    ) -> None:
-        super().__init__(timeout=120)
-        self.service, self.channel_id, self.user_id = service, channel_id, user_id
-        self.hand_no = hand_no  # only this hand: the prompt may outlive it
-
-    async def _answer(self, interaction: discord.Interaction, text: str) -> None:
-        self.stop()
-        await interaction.response.edit_message(content=text, view=None)
-
-    @discord.ui.button(label="Yes, surrender", style=discord.ButtonStyle.danger, emoji="🏳️")
-    async def yes(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+    async def callback(self, interaction: discord.Interaction) -> None:
         async def run() -> None:
-            text = await self.service.surrender(self.channel_id, self.user_id, self.hand_no)
-            await self._answer(interaction, f"🏳️ {text}")
+            if interaction.user.id != self.user_id:
+                raise ServiceError("This question was asked to another player.")
+            text = "You play on."
+            if self.answer == "yes":
+                service = _bot(interaction).service
+                assert service is not None
+                text = "🏳️ " + await service.surrender(self.channel_id, self.user_id,
+                                                       self.hand_no)
+            await interaction.response.edit_message(content=text, view=None)
 
         await _guard(interaction, run())
 
-    @discord.ui.button(label="Keep playing", style=discord.ButtonStyle.secondary)
-    async def no(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
-        await _guard(interaction, self._answer(interaction, "You play on."))
+
+def surrender_view(channel_id: int, user_id: int, hand_no: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for answer in ("yes", "no"):
+        view.add_item(SurrenderButton(channel_id, user_id, hand_no, answer))
+    return view
+
+
+DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect, SurrenderButton)

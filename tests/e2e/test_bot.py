@@ -99,6 +99,15 @@ def t_hand_of(w: World) -> Any:
     return table_of(w).hand
 
 
+async def three_at_ofc(w: World) -> None:
+    """The bot up, alice opens an ofc table, bob and carol join, the first hand is dealt."""
+    await w.start_bot()
+    await w.slash(w.alice, "ofc new", variant="ofc")
+    await w.slash(w.bob, "ofc join")
+    await w.slash(w.carol, "ofc join")
+    await w.slash(w.alice, "ofc start")
+
+
 async def surrender(w: World, user: FakeUser) -> Any:
     """/ofc surrender asks first; the answer to "Yes, surrender"."""
     ask = await w.slash(user, "ofc surrender")
@@ -414,6 +423,36 @@ async def test_restart_mid_hand_gives_the_same_result(tmp_path: Any) -> None:
     assert results[0] == results[1]
 
 
+async def test_the_surrender_question_is_answered_after_a_restart_and_once(
+    tmp_path: Any,
+) -> None:
+    """The question's buttons are persistent (they carry channel, player and hand): after a
+    restart "Yes, surrender" still surrenders (it used to fail: nothing listened any more, as
+    after the old prompt's 120 s); clicked twice at once, the hand is surrendered once and the
+    other click is told why."""
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-surrender") as w:
+        await three_at_ofc(w)
+        ask = await w.slash(w.bob, "ofc surrender")
+        old = await w.slash(w.carol, "ofc surrender")
+        await w.stop_bot()
+        await w.start_bot()
+        await w.fake.wait_for_message(
+            w.chan, lambda m: "play resumes" in (m.content or ""), include_existing=True)
+        assert not t_hand_of(w).surrendered[hand_seat(w, w.bob)]
+        yes = ask.message.button("Yes, surrender")["custom_id"]
+        first, second = await asyncio.gather(
+            w.fake.click(w.bob, ask, custom_id=yes), w.fake.click(w.bob, ask, custom_id=yes))
+        texts = [(x.callback_data or {}).get("content") or "" for x in (first, second)]
+        assert sum("You surrendered" in x for x in texts) == 1, texts
+        assert sum("already surrendered" in x for x in texts) == 1, texts
+        assert t_hand_of(w).surrendered[hand_seat(w, w.bob)]
+        r = await w.click(w.carol, old, label="Keep playing")
+        assert r.content == "You play on."
+        assert not t_hand_of(w).surrendered[hand_seat(w, w.carol)]
+        assert "scores as a foul" in (await surrender(w, w.carol)).content
+        assert await w.store.verify_ledger() == []
+
+
 async def test_double_click_applies_once(tmp_path: Any) -> None:
     async with make_world(tmp_path, seed_factory=lambda: "e2e-double") as w:
         await w.start_bot()
@@ -713,11 +752,7 @@ async def test_two_turn_pings_in_flight_leave_one(tmp_path: Any, monkeypatch: An
 
     monkeypatch.setattr(discord.PartialMessageable, "send", slow)
     async with make_world(tmp_path, seed_factory=lambda: "ping-race") as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc")
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.carol, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await three_at_ofc(w)
         await asyncio.sleep(2)
         filled: dict[int, list[int]] = {}
         for _ in range(2):  # two quick moves in a row
