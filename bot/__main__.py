@@ -46,7 +46,11 @@ def _stacks_on_sigusr1() -> None:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "play":
-        from .play import main as play_main
+        try:
+            from .play import main as play_main
+        except KeyboardInterrupt:  # Ctrl-C while it loads
+            print("Bye.")
+            return 0
 
         return play_main(args[1:])
     usage = ("usage: ofc-bot            run the Discord bot (settings from the environment/.env)\n"

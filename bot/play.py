@@ -185,7 +185,7 @@ class Game:
         prefix = re.sub(r"[^\w.-]", "_", self.seed)[:40]  # a seed is any text
         path = self.images / f"{prefix}-hand{self.hand_no:02d}-{self.image_no:03d}-{kind}.png"
         path.write_bytes(data)
-        self.say(f"  [dim]image: {path}[/]")
+        self.say(f"  [dim]image: {escape(str(path))}[/]")
 
     def image_table(self, hand: Hand, viewer: int = 0) -> None:
         r = self.renderer
@@ -514,11 +514,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(
     argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
-    """Run a terminal game; returns the exit status."""
+    """Run a terminal game; returns the exit status (Ctrl-C at any moment: "Bye.", 0)."""
+    try:
+        return _main(argv, stdin, stdout)
+    except KeyboardInterrupt:  # e.g. while the renderer (matplotlib) loads; the game's own
+        print("Bye.", file=stdout if stdout is not None else sys.stdout)
+        return 0
+
+
+def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -> int:
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     if isinstance(stdout, io.TextIOWrapper):  # a terminal that cannot show ♦ or ═ gets '?'
         stdout.reconfigure(errors="replace")
+    if isinstance(stdin, io.TextIOWrapper):  # bytes not in its encoding: '?', not a crash
+        stdin.reconfigure(errors="replace")
     console = Console(file=stdout, highlight=False, soft_wrap=True)
     parser = build_parser()
     try:
@@ -564,12 +574,13 @@ def main(
         if renderer is None:
             console.print(f"[dim]No images: {escape(why)}.[/]")
         else:
-            images = Path(args.images).expanduser()
             try:
+                images = Path(args.images).expanduser()
                 images.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                console.print(f"[dim]No images: cannot write to {escape(str(images))} "
-                              f"({escape(exc.strerror or str(exc))}).[/]")
+            except (OSError, RuntimeError) as exc:  # RuntimeError: '~someone' unknown
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                console.print(f"[dim]No images: cannot write to {escape(args.images)} "
+                              f"({escape(reason)}).[/]")
                 images = None
     game = Game(rules, args.name, args.bots, args.level, seed, args.hands, images, sims,
                 stdin, console, args.fantasyland, args.deck == "four")

@@ -70,16 +70,31 @@ class RulesError(ValueError):
     """An invalid combination of table options."""
 
 
+def _whole_number(text: str) -> int | None:
+    """``text`` as a whole number (ASCII digits, at most 18: more is no option's value, and
+    Python refuses to convert over 4,300), or None."""
+    if text.isascii() and text.isdecimal() and len(text) <= 18:
+        return int(text)
+    return None
+
+
+def _shown(text: str) -> str:
+    """``text`` for an error message (cut when long)."""
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
 def parse_stay_value(text: str) -> int | None:
     """``stay_value`` as written (``/ofc options``, ``--option``): a whole number of points, or
     ``default`` (``auto``) for the expected value of a fantasyland hand (None)."""
     value = text.strip().lower()
     if value in _DEFAULT_WORDS:
         return None
-    if not (value.isascii() and value.isdecimal()) or int(value) > MAX_STAY_VALUE:
+    number = _whole_number(value)
+    if number is None or number > MAX_STAY_VALUE:
         raise RulesError(f"stay_value is a whole number of points from 0 to {MAX_STAY_VALUE}, "
-                         f"or default (the expected value of a fantasyland hand), not '{text}'")
-    return int(value)
+                         f"or default (the expected value of a fantasyland hand), not "
+                         f"'{_shown(text)}'")
+    return number
 
 
 def _default_scoring(variant: str) -> str:
@@ -243,19 +258,21 @@ class Rules:
                 {f.name for f in fields(self)} | set(NATURAL_NAMES)
             ):
                 raise RulesError(
-                    f"'{text}' is not an option: write name=value with a name from "
+                    f"'{_shown(text)}' is not an option: write name=value with a name from "
                     f"{', '.join(sorted(OPTION_NAMES))}"
                 )
             if key in NATURAL_NAMES or key in _WHOLE_OPTIONS:
-                if not (value.isascii() and value.isdecimal()):
-                    raise RulesError(f"'{text}': {name} needs a whole number")
-                changes[key] = int(value)
+                number = _whole_number(value)
+                if number is None:
+                    raise RulesError(f"'{_shown(text)}': {name} needs a whole number (at most "
+                                     "18 digits)")
+                changes[key] = number
             elif key in ("scoring", "stay_value"):  # as written (``changed`` reads them)
                 changes[key] = value
             elif value.lower() in _ON or value.lower() in _OFF:
                 changes[key] = value.lower() in _ON
             else:
-                raise RulesError(f"'{text}': {name} is on or off")
+                raise RulesError(f"'{_shown(text)}': {name} is on or off")
         return self.changed(changes)
 
     def changed(self, changes: Mapping[str, Any]) -> Rules:

@@ -223,6 +223,58 @@ def test_a_terminal_that_is_not_utf8() -> None:
     assert "OFC Table ? ofc" in text and "Bye." in text  # '·' shown as '?', no crash
 
 
+def test_huge_option_numbers_are_refused_not_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
+    """Python refuses to convert a number of more than 4,300 digits (ValueError): an option's
+    value that long was a traceback; it is an option error, the value cut in the message."""
+    huge = "9" * 4301
+    for bad, says in ((["--option", f"dragon={huge}"], "dragon needs a whole number"),
+                      (["--option", f"timer={huge}"], "timer needs a whole number"),
+                      (["--variant", "pineapple", "--option", f"stay_value={huge}"],
+                       "stay_value is a whole number")):
+        code, _ = run([*bad, *FAST], [])
+        err = capsys.readouterr().err
+        assert code == 2 and says in err and len(err) < 600, err[:200]
+    from engine.rules import RulesError, parse_stay_value
+
+    with pytest.raises(RulesError, match="from 0 to"):
+        parse_stay_value("1" + "0" * 30)
+
+
+def test_bytes_the_terminal_cannot_decode_are_a_bad_move_not_a_crash() -> None:
+    """A Latin-1 'é' typed into a UTF-8 terminal: the line reads with '?' in its place."""
+    stdin = io.TextIOWrapper(io.BytesIO(b"\xe9\nquit\n"), encoding="utf-8")
+    stdout = io.StringIO()
+    assert main(FAST, stdin=stdin, stdout=stdout) == 0
+    out = stdout.getvalue()
+    assert "Bye." in out and "\ufffd" in out  # the line was read and answered
+
+
+def test_awkward_image_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``~someone`` with no such user (RuntimeError from expanduser) plays on without images;
+    a folder whose name reads as rich markup is written and named as typed."""
+    pytest.importorskip("renderer")
+    code, out = run(["--images", "~no_such_user_here/x", "--sims", "12"], ["quit"])
+    assert code == 0 and "No images: cannot write to ~no_such_user_here/x" in out
+    monkeypatch.chdir(tmp_path)
+    code, out = run(["--images", "im[/]", "--seed", "m1", "--sims", "12"], ["quit"])
+    assert code == 0 and "could not draw" not in out
+    assert "im[/]/m1-hand01-001-table.png" in out
+    assert (tmp_path / "im[/]" / "m1-hand01-001-table.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_ctrl_c_while_loading_says_bye(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the first second (matplotlib loading for the images) was a traceback."""
+    import bot.play
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bot.play, "load_renderer", interrupted)
+    stdout = io.StringIO()
+    assert main(["--sims", "12"], stdin=io.StringIO(""), stdout=stdout) == 0
+    assert stdout.getvalue().rstrip().endswith("Bye.")
+
+
 def test_a_set_that_fouls_asks_for_foul_at_the_end() -> None:
     from engine import evaluate, parse_cards
     from engine.autoplay import greedy_set
