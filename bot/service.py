@@ -421,7 +421,7 @@ class TableService:
                         self._schedule_bots(t)
                         # the fantasyland hands not set yet and the turn, again: what was
                         # sent just before the stop may not have gone out
-                        news = self._news(t)
+                        news = self._news(t, still_on_time=True)
                     elif t.row.status == "closing" or not t.humans:
                         # closed between hands, as after a hand (a database error there is
                         # tried again, and the channel is told when it is closed)
@@ -441,8 +441,8 @@ class TableService:
                                            f"The bot restarted: hand #{lost} could not be "
                                            "restored and was voided (no units moved); the next "
                                            "hand follows.")
-                if news is not None:
-                    await self._send_news(t, *news)  # (the table message too)
+                if news is not None:  # (the table message too) in the background: the
+                    self._spawn(t, self._send_news(t, *news))  # next tables wait for none
                 else:
                     await self.notifier.table_changed(t)
         return resumed
@@ -1071,17 +1071,30 @@ class TableService:
         after the table has moved on)."""
         return self._send_news(t, *self._news(t))
 
-    def _news(self, t: TableState) -> tuple[list[int], tuple[list[int], Requirement | None]]:
+    def _news(
+        self, t: TableState, still_on_time: bool = False
+    ) -> tuple[list[int], tuple[list[int], Requirement | None]]:
         """Seat numbers of the humans whose fantasyland hand is not set yet, and whom to ping
-        for their turn (``_to_ping``)."""
+        for their turn (``_to_ping``); ``still_on_time``: not those whose clock ran out (a
+        restart: the timeout plays for them at once)."""
         fantasyland: list[int] = []
+        ping, requirement = self._to_ping(t)
         if t.hand is not None:
             acting = t.hand.to_act()
             for hs, cards in enumerate(t.hand.fantasyland):
                 seat = t.seat_by_no(t.hand_seats[hs])
                 if cards and hs in acting and seat is not None and not seat.is_bot:
                     fantasyland.append(t.hand_seats[hs])
-        return fantasyland, self._to_ping(t)
+        if still_on_time:
+            now = self.clock()
+
+            def on_time(seat_no: int) -> bool:
+                hs = t.hand_seat_of(seat_no)
+                return hs is None or t.deadlines.get(hs, now + 1) > now
+
+            fantasyland = [no for no in fantasyland if on_time(no)]
+            ping = [no for no in ping if on_time(no)]
+        return fantasyland, (ping, requirement if ping else None)
 
     def _to_ping(self, t: TableState) -> tuple[list[int], Requirement | None]:
         """Seat numbers of the humans whose turn it is (not fantasyland sets), and what the
@@ -1849,6 +1862,8 @@ class TableService:
                 log.exception("between hands at table %s: releasing or closing failed", t.id)
                 self._spawn(t, self._next_hand_later(t, again, retry=True))
                 return
+            if not closed and t.row.hand_no == 0:
+                return  # the first hand is dealt by /ofc start only
             deal_failed = False
             if not closed:
                 if self._can_deal(t):

@@ -130,7 +130,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             log.exception("could not post the table message of table %s", t.id)
             await interaction.followup.send(
                 "The table is open, but its picture could not be posted just now; it is "
-                "posted with the next change (`/ofc table` shows it now).", ephemeral=True,
+                "tried again with the next change at the table.", ephemeral=True,
             )
 
     @app_commands.command(name="join", description="Take a seat; the buy-in moves to your stack")
@@ -205,7 +205,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 if t.rules.variant == "chinese" else "it scores as a foul: you lose every row")
         await interaction.response.send_message(
             f"Surrender hand #{hand_no}? {cost[0].upper()}{cost[1:]}. It cannot be taken back.",
-            view=surrender_view(_channel_id(interaction), interaction.user.id, hand_no),
+            view=surrender_view(t.id, interaction.user.id, hand_no),
             ephemeral=True,
         )
 

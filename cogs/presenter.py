@@ -307,7 +307,8 @@ class Presenter:
         self._message_ids[t.id] = msg.id
         try:
             await self.bot.service.set_message_id(t, msg.id)  # type: ignore[union-attr]
-        except Exception:  # posted all the same: memory keeps it (a restart posts a new one)
+        except Exception:  # posted all the same: memory keeps it (after a restart the id
+            # saved before, if any, is the one edited)
             log.exception("could not save the table message id of table %s", t.id)
         return msg
 

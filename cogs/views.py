@@ -245,29 +245,30 @@ async def panel_click(
 
 class SurrenderButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"ofc:sur:(?P<c>\d+):(?P<u>\d+):(?P<h>\d+):(?P<a>yes|no)",
+    template=r"ofc:sur:(?P<t>\d+):(?P<u>\d+):(?P<h>\d+):(?P<a>yes|no)",
 ):
     """``/ofc surrender`` asks first (a surrender cannot be taken back): *Yes, surrender* or
     *Keep playing*.  Persistent like the panel: a click after a restart, or minutes later,
-    still gets its answer (the hand in the custom_id: a prompt that outlived its hand does
-    nothing and says so)."""
+    still gets its answer; the table and hand are in the custom_id, so a question that
+    outlived its hand (or its table: a new one in the channel counts its hands from 1 again)
+    does nothing and says so."""
 
-    def __init__(self, channel_id: int, user_id: int, hand_no: int, answer: str) -> None:
+    def __init__(self, table_id: int, user_id: int, hand_no: int, answer: str) -> None:
         yes = answer == "yes"
         super().__init__(discord.ui.Button(
             label="Yes, surrender" if yes else "Keep playing",
             style=discord.ButtonStyle.danger if yes else discord.ButtonStyle.secondary,
             emoji="🏳️" if yes else None,
-            custom_id=f"ofc:sur:{channel_id}:{user_id}:{hand_no}:{answer}",
+            custom_id=f"ofc:sur:{table_id}:{user_id}:{hand_no}:{answer}",
         ))
-        self.channel_id, self.user_id, self.hand_no, self.answer = (
-            channel_id, user_id, hand_no, answer)
+        self.table_id, self.user_id, self.hand_no, self.answer = (
+            table_id, user_id, hand_no, answer)
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
     ) -> SurrenderButton:
-        return cls(int(match["c"]), int(match["u"]), int(match["h"]), match["a"])
+        return cls(int(match["t"]), int(match["u"]), int(match["h"]), match["a"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def run() -> None:
@@ -277,17 +278,21 @@ class SurrenderButton(
             if self.answer == "yes":
                 service = _bot(interaction).service
                 assert service is not None
-                text = "🏳️ " + await service.surrender(self.channel_id, self.user_id,
-                                                       self.hand_no)
+                try:
+                    channel_id = service.table(self.table_id).row.channel_id
+                except ServiceError:
+                    raise ServiceError(f"That table is closed: hand #{self.hand_no} is over; "
+                                       "nothing was done.") from None
+                text = "🏳️ " + await service.surrender(channel_id, self.user_id, self.hand_no)
             await interaction.response.edit_message(content=text, view=None)
 
         await _guard(interaction, run())
 
 
-def surrender_view(channel_id: int, user_id: int, hand_no: int) -> discord.ui.View:
+def surrender_view(table_id: int, user_id: int, hand_no: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for answer in ("yes", "no"):
-        view.add_item(SurrenderButton(channel_id, user_id, hand_no, answer))
+        view.add_item(SurrenderButton(table_id, user_id, hand_no, answer))
     return view
 
 

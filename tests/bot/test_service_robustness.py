@@ -51,6 +51,36 @@ class Failing:
         return await self.real(*args, **kw)
 
 
+def failing_closes(monkeypatch: pytest.MonkeyPatch, store: Store,
+                   times: int | None = None) -> Failing:
+    """Closing a table (``update_table(status="closed")``) fails ``times`` times (None: every
+    time); the store's other writes work."""
+    closes = Failing(store.update_table, times=times)
+    real_update = store.update_table
+
+    async def update_table(*args: Any, **kw: Any) -> Any:
+        return await (closes if kw.get("status") == "closed" else real_update)(*args, **kw)
+
+    monkeypatch.setattr(store, "update_table", update_table)
+    return closes
+
+
+async def left_with_a_bot(db: Path, monkeypatch: pytest.MonkeyPatch, seed: str) -> int:
+    """A table that never started, alice and a bot at it; alice leaves and closing it fails
+    (its retry waits an hour); the bot stops.  The table's id."""
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 3600.0)
+    svc, rec, store = await make(db, seed_factory=lambda: seed)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.add_bot(CH, ALICE, "easy")
+    t = svc.table_in_channel(CH)
+    failing_closes(monkeypatch, store)
+    assert "You left the table" in await svc.leave(CH, ALICE)
+    assert t.id in svc.tables and not t.humans
+    await svc.shutdown()
+    await store.close()
+    return t.id
+
+
 async def _seated_pair(svc: TableService, variant: str = "ofc") -> None:
     await svc.new_table(G, CH, ALICE, "alice", variant=variant)
     await svc.join(G, CH, BOB, "bob")
@@ -257,6 +287,7 @@ async def test_a_restart_sends_an_unset_fantasyland_hand_and_the_turn_again(
 
     svc2, rec2, store2 = await make(db)
     await svc2.recover()
+    await until(lambda: ("turn", [1]) in rec2.events)  # sent in the background
     assert ("fantasyland", 0) in rec2.events and ("turn", [1]) in rec2.events
     assert any("play resumes" in str(text) for kind, text in rec2.events if kind == "notice")
     t2 = svc2.table_in_channel(CH)
@@ -269,10 +300,50 @@ async def test_a_restart_sends_an_unset_fantasyland_hand_and_the_turn_again(
 
     svc3, rec3, store3 = await make(db)
     await svc3.recover()
+    await until(lambda: ("turn", [1]) in rec3.events)
     assert ("turn", [1]) in rec3.events
     assert not any(kind == "fantasyland" for kind, _ in rec3.events)
     await svc3.shutdown()
     await store3.close()
+
+
+async def test_a_restart_does_not_ping_a_player_whose_clock_ran_out() -> None:
+    """Their timeout plays for them at once: no ping, no fantasyland hand sent, for a turn
+    that is no longer theirs to take."""
+    svc, rec, store = await make(seed_factory=lambda: "r15")
+    await _seated_pair(svc, "pineapple")
+    await _owed(svc, store, {"0": 14})
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    fantasyland, (ping, requirement) = svc._news(t, still_on_time=True)
+    assert fantasyland == [0] and ping == [1] and requirement is not None
+    t.deadlines = {hs: svc.clock() - 1 for hs in t.deadlines}
+    assert svc._news(t, still_on_time=True) == ([], ([], None))
+    assert svc._news(t)[0] == [0]  # (a new deal never filters)
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_only_start_deals_a_tables_first_hand(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table nobody was left at before its first hand is closed at a restart; while that
+    close is retried a player sits down: the retry does not deal him a hand (``/ofc start``
+    deals the first one)."""
+    table_id = await left_with_a_bot(tmp_path / "first.sqlite3", monkeypatch, "r16")
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.3)
+    svc, rec, store = await make(tmp_path / "first.sqlite3")
+    closes = failing_closes(monkeypatch, store, times=1)
+    await svc.recover()
+    await until(lambda: closes.failures == 1)
+    await svc.join(G, CH, BOB, "bob")  # before the retry
+    t = svc.tables[table_id]
+    await asyncio.sleep(0.6)  # the retry ran: bob is there, so it does not close either
+    assert t.hand is None and t.row.hand_no == 0 and t.row.status == "open"
+    await svc.start(CH, BOB)
+    assert t.hand is not None and t.row.hand_no == 1
+    await svc.shutdown()
+    await store.close()
 
 
 async def test_a_newcomer_does_not_owe_a_fantasyland_and_a_seat_does_not_inherit_one() -> None:
@@ -388,13 +459,7 @@ async def test_a_closing_table_whose_close_fails_at_a_restart_is_closed_on_a_ret
     await store.close()
 
     svc2, rec2, store2 = await make(db)
-    closes = Failing(store2.update_table, times=1)
-    real_update = store2.update_table
-
-    async def update_table(*args: Any, **kw: Any) -> Any:  # only the close fails (once)
-        return await (closes if kw.get("status") == "closed" else real_update)(*args, **kw)
-
-    monkeypatch.setattr(store2, "update_table", update_table)
+    closes = failing_closes(monkeypatch, store2, times=1)
     monkeypatch.setattr(service_module, "SAVE_RETRY", 3600.0)  # hold the retry: a window
     await svc2.recover()
     await until(lambda: closes.failures == 1)
@@ -407,9 +472,7 @@ async def test_a_closing_table_whose_close_fails_at_a_restart_is_closed_on_a_ret
     await store2.close()
 
     svc3, rec3, store3 = await make(db)  # a third start: the close fails once, then works
-    closes = Failing(store3.update_table, times=1)
-    real_update = store3.update_table
-    monkeypatch.setattr(store3, "update_table", update_table)
+    closes = failing_closes(monkeypatch, store3, times=1)
     monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
     await svc3.recover()
     await until(lambda: svc3.tables == {})
@@ -430,30 +493,15 @@ async def test_a_table_nobody_is_left_at_is_closed_at_a_restart(
     """The last human left a table that never started and closing it failed (tried again
     while the bot runs); the bot stopped first: the next start closes it, and gives the bot's
     seat up, instead of keeping a table nobody can play at."""
-    monkeypatch.setattr(service_module, "SAVE_RETRY", 3600.0)  # the bot stops first
     db = tmp_path / "empty.sqlite3"
-    svc, rec, store = await make(db, seed_factory=lambda: "r13")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
-    await svc.add_bot(CH, ALICE, "easy")
-    t = svc.table_in_channel(CH)
-    real_update = store.update_table
-
-    async def close_fails(*args: Any, **kw: Any) -> Any:
-        if kw.get("status") == "closed":
-            raise sqlite3.OperationalError("database is locked")
-        return await real_update(*args, **kw)
-
-    monkeypatch.setattr(store, "update_table", close_fails)
-    assert "You left the table" in await svc.leave(CH, ALICE)
-    assert t.id in svc.tables and not t.humans
+    table_id = await left_with_a_bot(db, monkeypatch, "r13")
+    store = await Store.open(db)
     units = await store.balance(G, ALICE)
-    await svc.shutdown()
     await store.close()
-
     svc2, rec2, store2 = await make(db)
     await svc2.recover()
     await until(lambda: svc2.tables == {})
-    row = await store2.get_table(t.id)
+    row = await store2.get_table(table_id)
     assert row is not None and row.status == "closed" and svc2.tables == {}
     assert await store2.balance(G, ALICE) == units
     assert await store2.verify_ledger() == []

@@ -160,6 +160,16 @@ async def test_a_table_message_whose_id_cannot_be_saved_is_still_posted_and_kept
     assert channel.sent == [555] and t.row.message_id is None
     await presenter.post_table(t, edit=True)
     assert channel.edited == [555] and channel.sent == [555]  # the same message, edited
+    # an older id saved before: a new message whose id cannot be saved is the one edited
+    store.update_table = real  # type: ignore[method-assign]
+    presenter._message_ids.clear()
+    await presenter.post_table(t, edit=False)  # 556, saved
+    assert t.row.message_id == 556
+    store.update_table = failing  # type: ignore[method-assign]
+    await presenter.post_table(t, edit=False)  # 557 (e.g. after a showdown), not saved
+    assert t.row.message_id == 556 and channel.sent == [555, 556, 557]
+    await presenter.post_table(t, edit=True)
+    assert channel.edited[-1] == 557
     await svc.shutdown()
     await store.close()
 
@@ -185,6 +195,6 @@ async def test_a_table_picture_that_cannot_be_drawn_does_not_undo_a_new_table(
     it = _interaction(ALICE, CH, G)
     await OFC.new.callback(cast(Any, SimpleNamespace(service=svc, presenter=presenter)), it)
     assert "opened" in it.sent[0] and "The table is open" in it.sent[1]
-    assert "/ofc table" in it.sent[1] and svc.table_in_channel(CH).row.status == "open"
+    assert "tried again" in it.sent[1] and svc.table_in_channel(CH).row.status == "open"
     await svc.shutdown()
     await store.close()

@@ -429,7 +429,8 @@ async def test_the_surrender_question_is_answered_after_a_restart_and_once(
     """The question's buttons are persistent (they carry channel, player and hand): after a
     restart "Yes, surrender" still surrenders (it used to fail: nothing listened any more, as
     after the old prompt's 120 s); clicked twice at once, the hand is surrendered once and the
-    other click is told why."""
+    other click is told why; a question left unanswered does nothing at the channel's next
+    table (whose hands count from 1 again)."""
     async with make_world(tmp_path, seed_factory=lambda: "e2e-surrender") as w:
         await three_at_ofc(w)
         ask = await w.slash(w.bob, "ofc surrender")
@@ -446,10 +447,19 @@ async def test_the_surrender_question_is_answered_after_a_restart_and_once(
         assert sum("You surrendered" in x for x in texts) == 1, texts
         assert sum("already surrendered" in x for x in texts) == 1, texts
         assert t_hand_of(w).surrendered[hand_seat(w, w.bob)]
-        r = await w.click(w.carol, old, label="Keep playing")
-        assert r.content == "You play on."
-        assert not t_hand_of(w).surrendered[hand_seat(w, w.carol)]
+        # carol's first question stays unanswered: it must not reach a later table's hand #1
         assert "scores as a foul" in (await surrender(w, w.carol)).content
+        await surrender(w, w.alice)
+        await wait_showdown(w)
+        await w.slash(w.alice, "ofc close")  # between hands: at once
+        assert w.chan.id not in w.service._by_channel
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.carol, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        r = await w.click(w.carol, old, label="Yes, surrender")
+        assert "That table is closed" in r.content and "nothing was done" in r.content
+        assert not t_hand_of(w).surrendered[hand_seat(w, w.carol)]
         assert await w.store.verify_ledger() == []
 
 
