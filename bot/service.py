@@ -1310,11 +1310,15 @@ class TableService:
 
     async def _seat_action(
         self, channel_id: int, user_id: int, do: Callable[[Hand, int], object],
-        hand_no: int | None = None,
+        hand_no: int | None = None, table_id: int | None = None,
     ) -> TableState:
         """Run a declare/surrender for the user's seat: verified by the engine (a refusal
-        changes nothing), persisted, then announced.  ``hand_no``: only in that hand."""
-        t = self.table_in_channel(channel_id)
+        changes nothing), persisted, then announced.  ``hand_no``: only in that hand;
+        ``table_id``: only at that table (a new table in the channel counts hands from 1)."""
+        t = self.table_in_channel(channel_id) if table_id is None else self.tables.get(table_id)
+        if t is None:
+            raise ServiceError(f"That table is closed: hand #{hand_no} is over; nothing was "
+                               "done.")
         async with t.lock:
             if hand_no is not None and (t.hand is None or t.row.hand_no != hand_no):
                 raise ServiceError(f"Hand #{hand_no} is over: nothing was done.")
@@ -1349,10 +1353,12 @@ class TableService:
             raise ServiceError(str(e)) from None
         return t.row.hand_no
 
-    async def surrender(self, channel_id: int, user_id: int, hand_no: int | None = None) -> str:
-        """Surrender the user's hand (``hand_no``: only that hand, e.g. from a confirmation
-        asked earlier)."""
-        t = await self._seat_action(channel_id, user_id, lambda h, s: h.surrender(s), hand_no)
+    async def surrender(self, channel_id: int, user_id: int, hand_no: int | None = None,
+                        table_id: int | None = None) -> str:
+        """Surrender the user's hand (``hand_no`` at ``table_id``: only that hand, e.g. from a
+        confirmation asked earlier)."""
+        t = await self._seat_action(channel_id, user_id, lambda h, s: h.surrender(s), hand_no,
+                                    table_id)
         if t.rules.variant == "chinese":
             return f"You surrendered: you pay {t.rules.chinese_surrender} to each opponent."
         return "You surrendered: it scores as a foul."

@@ -278,12 +278,8 @@ class SurrenderButton(
             if self.answer == "yes":
                 service = _bot(interaction).service
                 assert service is not None
-                try:
-                    channel_id = service.table(self.table_id).row.channel_id
-                except ServiceError:
-                    raise ServiceError(f"That table is closed: hand #{self.hand_no} is over; "
-                                       "nothing was done.") from None
-                text = "🏳️ " + await service.surrender(channel_id, self.user_id, self.hand_no)
+                text = "🏳️ " + await service.surrender(
+                    interaction.channel_id or 0, self.user_id, self.hand_no, self.table_id)
             await interaction.response.edit_message(content=text, view=None)
 
         await _guard(interaction, run())

@@ -36,10 +36,9 @@ _LOCAL = threading.local()
 _COVERED: dict[str, frozenset[int]] = {
     key: frozenset(FT2Font(str(FONT_DIR / name)).get_charmap()) for key, name in FACES.items()
 }
-_CJK_LOCK = threading.Lock()
-_CJK_FILE: list[str] = []
 
 
+@lru_cache(maxsize=1)
 def cjk_path() -> Path | None:
     """Where the fallback font is (``mplfonts``, a dependency), or None when it is missing:
     the images then leave out what DejaVu cannot draw."""
@@ -50,17 +49,11 @@ def cjk_path() -> Path | None:
     return path if path.is_file() else None
 
 
+@lru_cache(maxsize=1)
 def _cjk_covered() -> frozenset[int]:
-    """The fallback font's characters (loaded on first use, once for every thread)."""
-    with _CJK_LOCK:
-        if CJK not in _COVERED:
-            path = cjk_path()
-            if path is None:
-                _COVERED[CJK] = frozenset()
-            else:
-                _CJK_FILE.append(str(path))
-                _COVERED[CJK] = frozenset(FT2Font(str(path)).get_charmap())
-        return _COVERED[CJK]
+    """The fallback font's characters (read on first use)."""
+    path = cjk_path()
+    return frozenset(FT2Font(str(path)).get_charmap()) if path is not None else frozenset()
 
 
 def font(face: str, size: int) -> ImageFont.FreeTypeFont:
@@ -74,8 +67,7 @@ def font(face: str, size: int) -> ImageFont.FreeTypeFont:
     f = cache.get(key)
     if f is None:
         if face == CJK:  # opened by path: FreeType reads the 16 MB file as it needs it
-            _cjk_covered()
-            f = ImageFont.truetype(_CJK_FILE[0], size)
+            f = ImageFont.truetype(str(cjk_path()), size)
         else:
             f = ImageFont.truetype(io.BytesIO(_DATA[face]), size)
         cache[key] = f
