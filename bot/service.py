@@ -77,7 +77,8 @@ class Notifier(Protocol):
 
     async def showdown(self, table: TableState, result: ShowdownResult) -> None: ...
 
-    async def notice(self, table: TableState, text: str) -> None: ...
+    async def notice(self, table: TableState, text: str, *, ping: bool = True) -> None:
+        """Post ``text`` in the table's channel; ``ping=False``: its mentions notify nobody."""
 
 
 class NullNotifier:
@@ -95,7 +96,7 @@ class NullNotifier:
     async def showdown(self, table: TableState, result: ShowdownResult) -> None:
         return None
 
-    async def notice(self, table: TableState, text: str) -> None:
+    async def notice(self, table: TableState, text: str, *, ping: bool = True) -> None:
         return None
 
 
@@ -106,9 +107,9 @@ class SafeNotifier:
     def __init__(self, inner: Notifier) -> None:
         self.inner = inner
 
-    async def _call(self, name: str, *args: Any) -> None:
+    async def _call(self, name: str, *args: Any, **kwargs: Any) -> None:
         try:
-            await getattr(self.inner, name)(*args)
+            await getattr(self.inner, name)(*args, **kwargs)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -128,8 +129,8 @@ class SafeNotifier:
     async def showdown(self, table: TableState, result: ShowdownResult) -> None:
         await self._call("showdown", table, result)
 
-    async def notice(self, table: TableState, text: str) -> None:
-        await self._call("notice", table, text)
+    async def notice(self, table: TableState, text: str, *, ping: bool = True) -> None:
+        await self._call("notice", table, text, ping=ping)
 
 
 SETTLE_RETRY = 5.0
@@ -775,7 +776,8 @@ class TableService:
                 if closed:
                     text += " Nobody is left, so the table is closed."
                     public += f" {EMPTY_CLOSED}"
-        await self.notifier.notice(t, public)
+        # the leaver is named, not pinged; the command answers within NOTIFY_WAIT
+        await self._tell(t, self.notifier.notice(t, public, ping=False))
         await self.notifier.table_changed(t)
         return text
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Literal
 
@@ -306,19 +305,21 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             return
         lines = []
         for row, results in hands:
-            when = dt.datetime.fromtimestamp(row.finished_at or row.created_at, dt.UTC)
+            when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
             parts = []
             for r in results:
-                tag = " (foul)" if r.fouled else ""
-                tag += " (surrendered)" if r.surrendered else ""
+                tag = " (surrendered)" if r.surrendered else " (foul)" if r.fouled else ""
                 tag += f" ({r.natural})" if r.natural else ""
                 tag += " 🌴" if r.fantasyland else ""
                 counted = f", {r.units:+d} u" if r.counted else ""
                 if r.ranked_points is not None and r.ranked_points != r.points:
                     counted += f", {r.ranked_points:+d} vs humans"
                 parts.append(f"{md(r.name)} {r.points:+d} pts{counted}{tag}")
-            lines.append(f"**#{row.number}** {when:%Y-%m-%d %H:%M} — " + "; ".join(parts))
-        await interaction.response.send_message("\n".join(lines)[:1990], ephemeral=True)
+            lines.append(f"**#{row.number}** <t:{when}:f> — " + "; ".join(parts))
+        first, *rest = split_message("\n".join(lines))  # every hand asked for, line by line
+        await interaction.response.send_message(first, ephemeral=True)
+        for more in rest:
+            await interaction.followup.send(more, ephemeral=True)
 
     # ---------------------------------------------------------------- money and rankings
     @app_commands.command(name="balance", description="Units in your (or someone's) balance")

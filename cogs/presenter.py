@@ -409,8 +409,9 @@ class Presenter:
             await channel.send(more)
         await self.post_table(t, edit=False)
 
-    async def notice(self, t: TableState, text: str) -> None:
+    async def notice(self, t: TableState, text: str, *, ping: bool = True) -> None:
         try:
-            await self.channel(t).send(text)
+            await self.channel(t).send(
+                text, allowed_mentions=None if ping else discord.AllowedMentions.none())
         except discord.HTTPException:
             log.exception("could not post a notice to table %s", t.id)

@@ -34,7 +34,7 @@ class Recorder:
     async def showdown(self, t: Any, result: Any) -> None:
         self.events.append(("showdown", result))
 
-    async def notice(self, t: Any, text: str) -> None:
+    async def notice(self, t: Any, text: str, *, ping: bool = True) -> None:
         self.events.append(("notice", text))
 
 

@@ -169,7 +169,7 @@ class Watcher:
         if self.after_showdown is not None:
             await self.after_showdown(t, result)
 
-    async def notice(self, t: TableState, text: str) -> None:
+    async def notice(self, t: TableState, text: str, *, ping: bool = True) -> None:
         self.count += 1
         self._check_public(t, text, "a notice")
 

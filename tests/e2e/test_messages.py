@@ -1,0 +1,76 @@
+"""What players read and when: answers in time under a rate limit, nobody pinged for their own
+leave, long answers split instead of cut (found by a review of the Discord-facing behaviour)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from tests.e2e.conftest import make_world
+
+
+async def test_leave_answers_in_time_under_a_rate_limit(tmp_path: Any) -> None:
+    """The public "left the table" notice waits at most NOTIFY_WAIT, as every command's
+    messages do: a channel answering 429 (retry after 3.5 s) cost the 3-second answer."""
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join", buyin=100)
+        w.fake.inject_429("POST", r"/channels/\d+/messages", times=1, retry_after=3.5)
+        r = await w.slash(w.bob, "ofc leave")
+        assert r.latency < 2.0, r.latency
+        assert "You left the table" in r.content
+        assert await w.store.balance(w.guild.id, w.bob.id) == 1000
+        # the notice still goes out once the channel takes messages again
+        await w.fake.wait_for_message(w.chan, lambda m: "left the table" in (m.content or ""),
+                                      include_existing=True)
+
+
+async def test_leave_notices_name_but_do_not_ping_the_leaver(tmp_path: Any) -> None:
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.carol, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        await w.slash(w.carol, "ofc leave")  # in the hand: leaves after it
+        await w.slash(w.bob, "ofc leave")
+        await asyncio.sleep(0.3)
+        posts = [r.payload for r in w.fake.requests
+                 if r.method == "POST" and r.path.endswith("/messages") and r.payload
+                 and "leave" in (r.payload.get("content") or "")]
+        assert len(posts) == 2, posts
+        for p in posts:
+            assert "🚪 <@" in p["content"]  # named as a mention ...
+            assert p.get("allowed_mentions", {}).get("parse") == []  # ... that pings nobody
+            assert not p["allowed_mentions"].get("users")
+
+
+async def test_history_lists_every_hand_asked_for(tmp_path: Any) -> None:
+    """25 hands of long names do not fit one message: the rest come as follow-ups, cut
+    between hands (it was cut at 1,990 characters, mid-line, with no word of it)."""
+    async with make_world(tmp_path, seed_factory=lambda: "hist", next_hand_delay=0.01) as w:
+        await w.start_bot()
+        svc = w.service
+        await w.slash(w.alice, "ofc new", variant="ofc", stake=1)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        for n in range(1, 26):
+            await w.fake.wait_until(
+                lambda n=n: (t := svc.table_in_channel(w.chan.id)).hand is not None
+                and t.row.hand_no == n, 10, f"hand {n}")
+            await svc.surrender(w.chan.id, w.bob.id)
+            await svc.surrender(w.chan.id, w.alice.id)
+        await w.fake.wait_until(
+            lambda: svc.table_in_channel(w.chan.id).row.hand_no == 26, 10, "hand 26")
+        r = await w.slash(w.alice, "ofc history", count=25)
+        messages = [r.content, *(m.content for m in await w.fake.wait_followups(r, 1))]
+        lines = "\n".join(messages).split("\n")
+        assert [int(re.match(r"\*\*#(\d+)\*\*", ln).group(1)) for ln in lines] == \
+            list(range(25, 0, -1))  # newest first, every one, whole lines
+        assert all(len(m) <= 2000 for m in messages)
+        # a time every reader sees in their own zone; a surrender is not also called a foul
+        assert re.search(r"<t:\d+:f>", lines[0]) and "(surrendered)" in lines[0]
+        assert "(foul)" not in "\n".join(lines)
+        assert all(f.ephemeral for f in r.followups)
