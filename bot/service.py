@@ -163,6 +163,11 @@ SAVE_FAILURES_NOTICE = 3
 again when saving works)."""
 
 
+AWAY_TIMER = 10.0
+"""Seconds for a decision of a player whose clock already ran out in this hand (and who has not
+acted since): the others do not wait the whole clock again at every street of someone who
+walked away.  Acting (or ``/ofc sitin``) gives the whole clock back."""
+
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
 sends go on in the background, so a rate-limited channel never costs the 3-second answer."""
@@ -217,6 +222,9 @@ class TableState:
     hand_seats: list[int] = field(default_factory=list)  # table seat_no per hand seat
     deadlines: dict[int, float] = field(default_factory=dict)  # hand seat -> unix time
     drafts: dict[int, Draft] = field(default_factory=dict)
+    away: set[int] = field(default_factory=set)
+    """Hand seats whose clock ran out in this hand and who have not acted since: their later
+    decisions get ``AWAY_TIMER`` (persisted with the hand)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -478,6 +486,7 @@ class TableService:
         t.hand_seats = [int(x) for x in st["seats"]]
         t.deadlines = {int(k): float(v) for k, v in st.get("deadlines", {}).items()}
         t.drafts = {int(k): Draft.from_json(v) for k, v in st.get("drafts", {}).items()}
+        t.away = {int(x) for x in st.get("away", [])}
         t.hand_practice = bool(st.get("practice", practice_of(t.seats)))
         t.stored = st
 
@@ -764,6 +773,10 @@ class TableService:
                 )
                 text = (f"{msg}; your stack then returns to your balance (`/ofc sitin` to "
                         "stay after all).")
+                hs = t.hand_seat_of(seat.seat_no) if in_hand else None
+                if hs is not None and t.hand is not None and t.hand.can_surrender(hs):
+                    text += (" Not playing it out? `/ofc surrender` ends your part of this "
+                             "hand now, so the others do not wait for you.")
                 public = f"🚪 <@{user_id}> will leave the table after this hand." if in_hand \
                     else f"🚪 <@{user_id}> will leave after the fantasyland hand."
                 closed = False
@@ -861,6 +874,8 @@ class TableService:
                 await self._update_seat(t, seat.seat_no, sitting_out=False, leaving=False)
             else:
                 await self._update_seat(t, seat.seat_no, sitting_out=out)
+            if not out:
+                await self._back_in_hand(t, seat.seat_no)
             start = (not out) and t.waiting
         await self.notifier.table_changed(t)
         if start:
@@ -879,6 +894,19 @@ class TableService:
         if waiting:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
         return f"{back}you will be dealt in from the next hand."
+
+    async def _back_in_hand(self, t: TableState, seat_no: int) -> None:
+        """A player whose clock ran out in this hand sits in again: their next decisions get
+        the whole clock (lock held; if the hand cannot be saved, they keep the short one)."""
+        hs = t.hand_seat_of(seat_no) if t.hand is not None else None
+        if hs is None or hs not in t.away:
+            return
+        t.away.discard(hs)
+        try:
+            await self._save(t)
+        except Exception:
+            log.exception("saving table %s's hand after a sit-in failed", t.id)
+            t.away.add(hs)
 
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
         t = self.table_in_channel(channel_id)
@@ -1039,6 +1067,7 @@ class TableService:
         t.hand_practice = practice_of(ready)  # of the seats dealt in
         t.drafts = {}
         t.deadlines = {}
+        t.away = set()
         self._set_deadlines(t)
         state = self._state_json(t)
         t.hand = None
@@ -1129,6 +1158,7 @@ class TableService:
             "users": [seat.user_id if (seat := t.seat_by_no(no)) else 0 for no in t.hand_seats],
             "deadlines": {str(k): v for k, v in t.deadlines.items()},
             "drafts": {str(k): d.to_json() for k, d in t.drafts.items()},
+            "away": sorted(t.away),
             "practice": t.hand_practice,
         }
 
@@ -1142,7 +1172,10 @@ class TableService:
         for hs in acting:
             if hs not in t.deadlines:
                 req = t.hand.requirement(hs)
-                seconds = rules.set_timer if req is not None and req.is_set else rules.timer
+                seconds: float = (rules.set_timer if req is not None and req.is_set
+                                  else rules.timer)
+                if hs in t.away:
+                    seconds = min(seconds, AWAY_TIMER)
                 t.deadlines[hs] = self.clock() + seconds
 
     def _next_deadline(self, t: TableState) -> float | None:
@@ -1298,6 +1331,7 @@ class TableService:
         hidden = hand.hidden(hs) and not hand.is_over
         t.drafts.pop(hs, None)
         t.deadlines.pop(hs, None)
+        t.away.discard(hs)  # they are back: the whole clock again
         await self._after_action(t)
         if req is not None and req.is_set:
             text = f"Your hand is set: {action.describe()}."
@@ -1333,6 +1367,7 @@ class TableService:
                 raise ServiceError(str(e)) from None
             t.drafts.pop(hs, None)
             t.deadlines.pop(hs, None)
+            t.away.discard(hs)
             await self._after_action(t)
         await self._tell(t, self._notify_after(t, before))
         return t
@@ -1595,6 +1630,7 @@ class TableService:
                         seat = t.seat_by_no(t.hand_seats[hs])
                         if seat is not None and not seat.is_bot:
                             timed_out.append(seat)
+                            t.away.add(hs)  # a short clock for their next decisions
                     if not played:
                         continue
                     try:
@@ -1635,8 +1671,8 @@ class TableService:
             await self.notifier.notice(
                 t,
                 f"⏰ Time ran out for {', '.join(names)}: the bot played that move for them. "
-                "They play on in this hand and sit out from the next one (`/ofc sitin` to "
-                "come back).",
+                f"They play on in this hand ({AWAY_TIMER:.0f} s a decision until they act "
+                "again) and sit out from the next one (`/ofc sitin` to come back).",
             )
         await self._tell(t, self._notify_after(t, before))
 
@@ -1796,6 +1832,7 @@ class TableService:
         t.stored = None
         t.deadlines = {}
         t.drafts = {}
+        t.away = set()
         t.settle_failures = 0
         if t.timer is not None and t.timer is not asyncio.current_task():
             t.timer.cancel()

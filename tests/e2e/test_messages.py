@@ -74,3 +74,55 @@ async def test_history_lists_every_hand_asked_for(tmp_path: Any) -> None:
         assert re.search(r"<t:\d+:f>", lines[0]) and "(surrendered)" in lines[0]
         assert "(foul)" not in "\n".join(lines)
         assert all(f.ephemeral for f in r.followups)
+
+
+async def test_a_player_who_walked_away_gets_a_short_clock(tmp_path: Any) -> None:
+    """After a clock ran out once, the same player's later decisions in that hand get
+    AWAY_TIMER (the others waited the whole clock at every street: in ofc up to 8 minutes);
+    acting again gives the whole clock back.  The short clock survives a restart."""
+    from bot.service import AWAY_TIMER
+    from tests.e2e.conftest import panel_cards
+
+    async with make_world(tmp_path, seed_factory=lambda: "leaver-clock") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", timer=60)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        svc = w.service
+        t = svc.table_in_channel(w.chan.id)
+        r = await w.slash(w.bob, "ofc leave")
+        assert "`/ofc surrender`" in r.content  # the way to end the wait at once
+        bob = t.hand_seat_of(t.seat_of_user(w.bob.id).seat_no)
+        alice = 1 - bob
+        assert t.hand is not None and t.hand.to_act() == [bob]
+        w.clock.offset += 61  # bob walked away: his clock runs out once
+        svc.rearm()
+        notice = await w.fake.wait_for_message(
+            w.chan, lambda m: "Time ran out" in (m.content or ""), timeout=10,
+            include_existing=True)
+        assert f"{AWAY_TIMER:.0f} s a decision" in (notice.content or "")
+
+        async def play_street(who: Any) -> None:  # 5 cards to the bottom, then the middle
+            cards = panel_cards((await w.slash(who, "ofc hand")).content)
+            row = "bottom" if len(cards) == 5 else "middle"
+            r = await w.slash(who, "ofc place", move=f"{' '.join(cards)} {row}")
+            assert r.content.startswith("✅"), r.content
+
+        await play_street(w.alice)
+        await w.fake.wait_until(lambda: t.hand is not None and t.hand.to_act() == [bob], 5,
+                                "bob's turn")
+        assert t.deadlines[bob] - w.clock() <= AWAY_TIMER
+        # a restart keeps it (it is saved with the hand)
+        await w.stop_bot()
+        await w.start_bot()
+        await w.fake.wait_for_message(
+            w.chan, lambda m: "play resumes" in (m.content or ""), include_existing=True)
+        t = w.service.table_in_channel(w.chan.id)
+        assert bob in t.away and t.deadlines[bob] - w.clock() <= AWAY_TIMER
+        # bob comes back and plays: the whole clock again at his next decision
+        await play_street(w.bob)
+        await play_street(w.alice)
+        await w.fake.wait_until(lambda: t.hand is not None and t.hand.to_act() == [bob], 5,
+                                "bob's turn")
+        assert t.deadlines[bob] - w.clock() > 50 and bob not in t.away
+        assert alice not in t.away
