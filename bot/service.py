@@ -287,6 +287,21 @@ class TableState:
         return practice_of(self.seats)
 
     @property
+    def host_id(self) -> int:
+        """Who may change the options and close the table (besides server managers): its
+        creator; when the host leaves, the human seated longest (``extra["host"]``)."""
+        return int(self.row.extra.get("host", self.row.creator_id))
+
+    def host_after(self, seat_no: int) -> int | None:
+        """The next host if the seat ``seat_no`` leaves (None: the host stays, or no human is
+        left to take over)."""
+        seat = self.seat_by_no(seat_no)
+        if seat is None or seat.user_id != self.host_id:
+            return None
+        others = [s for s in self.humans if s.seat_no != seat_no]
+        return min(others, key=lambda s: (s.joined_at, s.seat_no)).user_id if others else None
+
+    @property
     def fantasyland_pending(self) -> dict[int, int]:
         """Seat number -> cards of the fantasyland hand the next deal owes."""
         return {int(k): int(v) for k, v in self.row.extra.get("fantasyland", {}).items()}
@@ -799,13 +814,16 @@ class TableService:
         fantasyland of that seat is forfeited: it never passes to whoever sits there next."""
         pending = t.fantasyland_pending
         owed_by = [int(x) for x in t.row.extra.get("fantasyland_owed_by", [])]
-        extra = None
+        extra: dict[str, Any] | None = None
         if seat_no in pending or seat_no in owed_by:
             pending.pop(seat_no, None)
             extra = {**t.row.extra, "fantasyland": {str(k): v for k, v in pending.items()},
                      "fantasyland_owed_by": [no for no in owed_by if no != seat_no]}
             if not pending:
                 extra["fantasyland_owed_by"] = []
+        host = t.host_after(seat_no)
+        if host is not None:  # the host's rights pass on, in the same transaction
+            extra = {**(extra or t.row.extra), "host": host}
         try:
             amount = await self.store.unseat_player(
                 t.id, seat_no, self.clock(), force=True, table_extra=extra
@@ -910,8 +928,9 @@ class TableService:
 
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
         t = self.table_in_channel(channel_id)
-        if user_id != t.row.creator_id and not manage_guild:
-            raise ServiceError("Only the table's creator or a server manager can close it.")
+        if user_id != t.host_id and not manage_guild:
+            raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
+                               "manager can close it.")
         async with t.lock:
             if t.hand is not None:
                 t.row = await self.store.update_table(t.id, status="closing", now=self.clock())
@@ -931,9 +950,9 @@ class TableService:
         (``four`` or ``two`` colours: the pictures, at once).  Returns the changes in words
         and whether the rules wait for the next hand (one is being played)."""
         t = self.table_in_channel(channel_id)
-        if user_id != t.row.creator_id and not manage_guild:
-            raise ServiceError("Only the table's creator or a server manager can change its "
-                               "options.")
+        if user_id != t.host_id and not manage_guild:
+            raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
+                               "manager can change its options.")
         changes = {k: v for k, v in changes.items() if v is not None}
         if not changes and deck is None:
             raise ServiceError("Give at least one option to change (`/ofc rules` shows them "
@@ -1483,10 +1502,15 @@ class TableService:
                     cards = [Card(v) for v in values]
                 except CardError as e:
                     raise ServiceError(str(e)) from None
-                unplaced = [c for c in req.cards if c not in {a for a, _ in draft.assigned}]
+                rows = dict(draft.assigned)
                 for c in cards:
-                    if c not in unplaced:
+                    if c not in req.cards:
                         raise ServiceError(f"{c} is not in your hand")
+                    if c in rows:  # another panel of theirs (DM, /ofc hand) placed it
+                        where = ("discarded" if rows[c] == 3
+                                 else f"already on your {ROW_NAMES[rows[c]]} row")
+                        raise Stale(f"{c} is {where} (**Undo** takes it back). Here is your "
+                                    "current panel.")
                 draft.selected = cards
             elif action in ROW_NAMES:
                 row = ROW_NAMES.index(action)

@@ -231,7 +231,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
 
     @app_commands.command(
-        name="options", description="Table creator or manager: change this table's rules options"
+        name="options", description="Table host or manager: change this table's rules options"
     )
     @app_commands.describe(
         scoring="Scoring method", fantasyland="Play with fantasyland",

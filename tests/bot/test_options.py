@@ -30,7 +30,7 @@ async def test_only_the_creator_or_a_manager_changes_options() -> None:
     svc, rec, store = await make(seed_factory=lambda: "opt1")
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
     await svc.join(G, CH, BOB, "bob")
-    with pytest.raises(ServiceError, match="creator or a server manager"):
+    with pytest.raises(ServiceError, match="host .* or a server manager"):
         await svc.set_options(CH, BOB, False, strict_top=True)
     words, later = await svc.set_options(CH, BOB, True, strict_top=True)  # a manager
     assert words == ["strict top: off → on"] and not later
@@ -39,6 +39,43 @@ async def test_only_the_creator_or_a_manager_changes_options() -> None:
     assert await svc.set_options(CH, ALICE, False, strict_top=True) == ([], False)
     await svc.shutdown()
     await store.close()
+
+
+async def test_the_host_passes_to_the_player_seated_longest_when_it_leaves(
+    tmp_path: object,
+) -> None:
+    """The creator who left kept the rights to change the options and close the table from
+    outside, and nobody seated had them: they pass on, saved with the leave."""
+    db = f"{tmp_path}/h.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "host")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.join(G, CH, CAROL, "carol")
+    t = svc.table_in_channel(CH)
+    assert t.host_id == ALICE
+    with pytest.raises(ServiceError, match=f"host \\(<@{ALICE}>\\)"):
+        await svc.close(CH, BOB, False)
+    await svc.leave(CH, ALICE)  # between hands: she goes at once
+    assert t.host_id == BOB
+    with pytest.raises(ServiceError, match=f"host \\(<@{BOB}>\\) or a server manager"):
+        await svc.set_options(CH, ALICE, False, timer=10)
+    assert await svc.set_options(CH, BOB, False, timer=90) == (["clock: 60 s → 90 s"], False)
+    await svc.shutdown()
+    svc, rec, store2 = await make(db, seed_factory=lambda: "host")  # saved: a restart keeps it
+    await svc.recover()
+    t = svc.table_in_channel(CH)
+    assert t.host_id == BOB
+    # a host who leaves during a hand hands over when the hand ends and they go
+    await svc.start(CH, BOB)
+    await svc.leave(CH, BOB)
+    assert t.host_id == BOB  # still seated until the hand ends
+    await finish_by_autoplay(svc)
+    await until(lambda: t.seat_of_user(BOB) is None)
+    assert t.host_id == CAROL
+    assert await svc.close(CH, CAROL, False)
+    await svc.shutdown()
+    await store.close()
+    await store2.close()
 
 
 async def test_options_between_hands_apply_to_the_next_deal_and_survive_a_restart(

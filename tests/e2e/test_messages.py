@@ -126,3 +126,31 @@ async def test_a_player_who_walked_away_gets_a_short_clock(tmp_path: Any) -> Non
                                 "bob's turn")
         assert t.deadlines[bob] - w.clock() > 50 and bob not in t.away
         assert alice not in t.away
+
+
+async def test_a_card_another_panel_placed_is_named_and_the_panel_refreshed(
+    tmp_path: Any,
+) -> None:
+    """Two panels of one player (``/ofc hand`` twice, or the DM and the channel): picking in
+    the older one a card the newer one put on a row said "<card> is not in your hand"."""
+    from tests.e2e.conftest import panel_cards
+
+    async with make_world(tmp_path, seed_factory=lambda: "stale-sel") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        first = await w.slash(w.bob, "ofc hand")
+        second = await w.slash(w.bob, "ofc hand")
+        cards = panel_cards(second.content)
+        rec = await w.select(w.bob, second, second.message.selects()[0]["custom_id"], cards[:2])
+        rec = await w.click(w.bob, rec, label="Top")
+        old = first.message.selects()[0]
+        assert cards[0] in [o["value"] for o in old["options"]]  # the older panel offers it
+        stale = await w.select(w.bob, first, old["custom_id"], [cards[0]])
+        texts = [stale.content or "", *(m.content or "" for m in stale.followups)]
+        print(texts)
+        assert any(f"{cards[0]} is already on your top row" in x for x in texts), texts
+        assert not any("not in your hand" in x for x in texts)
+        now = first.message.selects()[0]  # refreshed: what is left to place
+        assert cards[0] not in [o["value"] for o in now["options"]]
