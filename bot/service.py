@@ -714,6 +714,18 @@ class TableService:
                 raise ServiceError("You are in the hand being played: buy in again after it.")
             settings = await self.store.get_settings(guild_id)
             amount = t.row.buyin if buyin is None else buyin
+            if t.row.stake > settings.max_stake:  # the server's maximum was lowered since
+                raise ServiceError(
+                    f"This table plays for {t.row.stake} unit{'s' if t.row.stake != 1 else ''} "
+                    "per point, above this server's "
+                    f"maximum stake now ({settings.max_stake}): it takes no new buy-ins. Open a "
+                    "table within the maximum in another channel (a server manager can "
+                    "`/ofc close` this one).")
+            if buyin is None and amount > settings.max_buyin:
+                raise ServiceError(
+                    f"This table's buy-in ({amount}) is above this server's maximum now "
+                    f"({settings.max_buyin}): choose a `buyin` of at most "
+                    f"{settings.max_buyin}.")
             self._check_money(settings, t.row.stake, amount)
             await self.store.ensure_player(guild_id, user_id, name)
             try:

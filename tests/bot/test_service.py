@@ -327,3 +327,23 @@ async def test_a_new_hand_is_never_seen_with_the_old_hand_number(
     assert (1, True) in seen and (0, True) not in seen
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_table_above_a_lowered_server_maximum_says_why_it_takes_no_seat() -> None:
+    """The server's maximum stake (or buy-in) lowered after the table opened: the joiner was
+    told "The stake is at most 2 units per point on this server", which they could not act
+    on (they chose no stake)."""
+    svc, rec, store, t = await heads_up("lowered", start=False)
+    await svc.update_settings(G, True, max_buyin=150, default_buyin=100)
+    with pytest.raises(ServiceError, match=r"buy-in \(200\) is above .* at most 150"):
+        await svc.join(G, CH, CAROL, "carol")
+    seat = await svc.join(G, CH, CAROL, "carol", buyin=150)  # the way out it names
+    assert seat.stack == 150
+    await svc.leave(CH, CAROL)
+    await svc.update_settings(G, True, max_stake=0)
+    with pytest.raises(ServiceError, match="plays for 1 unit per point, above this server's "
+                                           "maximum stake now \\(0\\)"):
+        await svc.join(G, CH, CAROL, "carol", buyin=100)
+    assert t.seat_of_user(CAROL) is None
+    await svc.shutdown()
+    await store.close()
