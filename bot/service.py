@@ -168,6 +168,9 @@ AWAY_TIMER = 10.0
 acted since): the others do not wait the whole clock again at every street of someone who
 walked away.  Acting (or ``/ofc sitin``) gives the whole clock back."""
 
+CLOSING = ("This table closes when the hand being played ends (no new seats or hands); then "
+           "`/ofc new` opens another in this channel.")
+
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
 sends go on in the background, so a rate-limited channel never costs the 3-second answer."""
@@ -593,6 +596,8 @@ class TableService:
         bots: int = 0, bot_level: str = "normal",
     ) -> TableState:
         if channel_id in self._by_channel and self._by_channel[channel_id] in self.tables:
+            if self.tables[self._by_channel[channel_id]].row.status == "closing":
+                raise ServiceError(CLOSING)
             raise ServiceError("This channel already has a table: `/ofc join` to sit down.")
         settings = await self.store.get_settings(guild_id)
         try:
@@ -704,8 +709,12 @@ class TableService:
         t = self.table_in_channel(channel_id)
         async with t.lock:
             if t.row.status != "open":
-                raise ServiceError("This table is closing; open a new one with `/ofc new`.")
+                raise ServiceError(CLOSING)
             seated = t.seat_of_user(user_id)
+            if seated and seated.leaving:
+                raise ServiceError(
+                    f"You are seated ({seated.stack} units in your stack) and leave after this "
+                    "hand, as you asked: `/ofc sitin` keeps your seat.")
             if seated and not self.is_broke(t, seated):
                 raise ServiceError(
                     f"You are already seated at this table ({seated.stack} units in your "
@@ -752,7 +761,7 @@ class TableService:
         async with t.lock:
             self._my_seat(t, user_id)
             if t.row.status != "open":
-                raise ServiceError("This table is closing; no new seats.")
+                raise ServiceError(CLOSING)
             try:
                 seat = await self._add_bot(t, level)
             except StoreError as e:
@@ -944,6 +953,8 @@ class TableService:
             raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
                                "manager can close it.")
         async with t.lock:
+            if t.row.status == "closing" and t.hand is not None:
+                raise ServiceError("This table already closes when the hand being played ends.")
             if t.hand is not None:
                 t.row = await self.store.update_table(t.id, status="closing", now=self.clock())
                 text = "The table will close after this hand."
@@ -1017,7 +1028,7 @@ class TableService:
             if t.hand is not None:
                 raise ServiceError("A hand is already being played.")
             if t.row.status == "closing":
-                raise ServiceError("This table is closing; open a new one with `/ofc new`.")
+                raise ServiceError(CLOSING)
             if t.row.hand_no > 0 and not t.waiting:
                 raise ServiceError("This table already started; hands follow on their own.")
             ready = self._ready_seats(t)
@@ -1488,8 +1499,11 @@ class TableService:
             if seat is None or seat.seat_no != seat_no:
                 raise ServiceError("This panel belongs to another player.")
             if t.hand is None or t.row.hand_no != hand_no:
-                raise Stale("That was already done: this hand is over. Open a new panel.")
+                raise Stale(f"Hand #{hand_no} is over.")  # (with the panel of a new one)
             hs = t.hand_seat_of(seat_no)
+            if hs is not None and hs in t.away and self.step_of(t, hs) != step:
+                raise Stale("Your time ran out, so the bot played that move for you. Here is "
+                            "your current panel.")
             if hs is None or self.step_of(t, hs) != step:
                 raise Stale("That was already done. Here is your current panel.")
             req = self._requirement_or_error(t, hs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import logging
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ofc.presenter")
 CLOSE_WAIT = 5.0
+PING_SWEEP = 50
+"""Messages of the channel looked through for a table's old turn pings after a restart."""
 """Seconds ``Presenter.close`` waits for the table-message edits under way to stop."""
 
 
@@ -233,6 +236,7 @@ class Presenter:
         self._dirty: set[int] = set()
         self._last_ping: dict[int, discord.Message] = {}  # table id -> its turn ping
         self._closed_marked: set[int] = set()
+        self._swept: set[int] = set()  # tables whose pings from before a restart are gone
         self._ping_locks: dict[int, asyncio.Lock] = {}
         """Per table: dropping the old ping and storing the new one is one step (two pings
         in flight would otherwise leave one behind for good)."""
@@ -246,6 +250,27 @@ class Presenter:
                 await old.delete()
             except discord.HTTPException:
                 log.debug("could not delete the turn ping of table %s", t.id)
+
+    async def _drop_pings_from_before(self, t: TableState) -> None:
+        """Memory knows no ping of this table yet (first one since the bot started): the
+        bot's earlier turn pings for it among the channel's last messages go, so a restart
+        does not leave one behind (needs Read Message History; without it they stay)."""
+        if t.id in self._swept or t.id in self._last_ping:
+            return
+        self._swept.add(t.id)
+        me = self.bot.user
+        button = f"ofc:open:{t.id}"
+        try:
+            async for m in self.channel(t).history(limit=PING_SWEEP):
+                if (me is not None and m.author.id == me.id
+                        and (m.content or "").startswith("🎯")
+                        and any(getattr(c, "custom_id", None) == button
+                                for row in m.components
+                                for c in getattr(row, "children", ()))):
+                    with contextlib.suppress(discord.HTTPException):
+                        await m.delete()
+        except discord.HTTPException:
+            log.debug("could not look for the old turn pings of table %s", t.id)
 
     def channel(self, t: TableState) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(t.row.channel_id, guild_id=t.row.guild_id)
@@ -349,6 +374,7 @@ class Presenter:
         # a Discord timestamp counts down live in every client
         clock = f"time runs out <t:{int(deadline)}:R>" if deadline else f"{seconds} s"
         async with self._ping_locks.setdefault(t.id, asyncio.Lock()):
+            await self._drop_pings_from_before(t)
             await self._drop_last_ping(t)
             self._last_ping[t.id] = await self.channel(t).send(
                 f"🎯 {', '.join(mentions)}: your turn — {what} ({clock}). "

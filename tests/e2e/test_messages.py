@@ -154,3 +154,85 @@ async def test_a_card_another_panel_placed_is_named_and_the_panel_refreshed(
         assert not any("not in your hand" in x for x in texts)
         now = first.message.selects()[0]  # refreshed: what is left to place
         assert cards[0] not in [o["value"] for o in now["options"]]
+
+
+async def test_a_panel_clicked_after_the_clock_ran_out_says_so(tmp_path: Any) -> None:
+    """It said "That was already done" to a player who had done nothing."""
+    from tests.e2e.conftest import panel_cards
+
+    async with make_world(tmp_path, seed_factory=lambda: "stale-timeout") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", timer=10)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        panel = await w.slash(w.bob, "ofc hand")
+        cards = panel_cards(panel.content)
+        w.clock.offset += 11
+        w.service.rearm()
+        await w.fake.wait_for_message(
+            w.chan, lambda m: "Time ran out" in (m.content or ""), timeout=10,
+            include_existing=True)
+        rec = await w.select(w.bob, panel, panel.message.selects()[0]["custom_id"], cards[:1])
+        assert "Your time ran out, so the bot played that move for you" in rec.content
+        assert "already done" not in rec.content
+
+
+async def test_join_new_and_close_at_a_closing_table_agree(tmp_path: Any) -> None:
+    """While a table closes after its hand, /ofc join said "open a new one with /ofc new" and
+    /ofc new said "/ofc join to sit down"; a second /ofc close announced it again."""
+    async with make_world(tmp_path, seed_factory=lambda: "closing") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        assert "close after this hand" in (await w.slash(w.alice, "ofc close")).content
+        for r in (await w.slash(w.carol, "ofc join"),
+                  await w.slash(w.carol, "ofc new", variant="ofc")):
+            assert r.ephemeral and "closes when the hand being played ends" in r.content
+            assert "then `/ofc new` opens another" in r.content and "/ofc join" not in r.content
+        again = await w.slash(w.alice, "ofc close")
+        assert again.ephemeral and "already closes" in again.content
+        notices = [m for m in w.fake.messages(w.chan)
+                   if "will close after this hand" in (m.content or "")]
+        assert len(notices) == 1
+
+
+async def test_join_while_leaving_points_to_sitin(tmp_path: Any) -> None:
+    """It answered "already seated", hiding that the player still leaves after the hand."""
+    async with make_world(tmp_path, seed_factory=lambda: "join-leaving") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        await w.slash(w.bob, "ofc leave")
+        r = await w.slash(w.bob, "ofc join")
+        assert "leave after this hand" in r.content and "`/ofc sitin` keeps your seat" in r.content
+        await w.slash(w.bob, "ofc sitin")
+        assert not w.service.table_in_channel(w.chan.id).seat_of_user(w.bob.id).leaving
+
+
+async def test_a_restart_leaves_one_turn_ping(tmp_path: Any) -> None:
+    """The ping to delete was known in memory only: every restart left one more behind."""
+    from tests.e2e.conftest import panel_cards
+
+    def pings() -> list[Any]:
+        return [m for m in w.fake.messages(w.chan) if "your turn" in (m.content or "")]
+
+    async with make_world(tmp_path, seed_factory=lambda: "ping-restart") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        await w.fake.wait_until(lambda: len(pings()) == 1, 5, "the first ping")
+        for _ in range(2):
+            await w.stop_bot()
+            await w.start_bot()
+            await w.fake.wait_for_message(w.chan, lambda m: "play resumes" in (m.content or ""),
+                                          include_existing=True)
+            await w.fake.wait_until(lambda: len(pings()) == 1, 5, "one ping after a restart")
+        first = w.service.table_in_channel(w.chan.id).hand.to_act()[0]
+        who = w.bob if w.service.table_in_channel(w.chan.id).hand_seats[first] == 1 else w.alice
+        p = await w.slash(who, "ofc hand")
+        await w.slash(who, "ofc place", move=" ".join(panel_cards(p.content)) + " bottom")
+        await asyncio.sleep(0.3)
+        assert len(pings()) == 1
