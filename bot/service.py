@@ -168,8 +168,8 @@ AWAY_TIMER = 10.0
 acted since): the others do not wait the whole clock again at every street of someone who
 walked away.  Acting (or ``/ofc sitin``) gives the whole clock back."""
 
-CLOSING = ("This table closes when the hand being played ends (no new seats or hands); then "
-           "`/ofc new` opens another in this channel.")
+CLOSING = ("This table is closing: no new seats or hands. Once it has closed (after the hand "
+           "being played, if any), `/ofc new` opens another in this channel.")
 
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the

@@ -15,7 +15,7 @@ import discord
 
 from bot.service import PanelState, ShowdownResult, TableState
 from bot.stopping import stop_tasks
-from engine import Board
+from engine import Board, Rules
 from engine.cards import cards_from_json
 from engine.hand import Requirement
 from renderer import (
@@ -148,10 +148,14 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
         title=table_title(t), variant=t.rules.variant, seats=tuple(seats),
         street=hand.street if hand is not None else 0,
         streets=hand.streets if hand is not None else 0, hand_no=t.row.hand_no, note=note,
+        rules=t.rules,
     )
 
 
-def hand_view(p: PanelState, variant: str, deadline: float | None = None) -> HandView:
+def hand_view(p: PanelState, variant: str, deadline: float | None = None,
+              rules: Rules | None = None) -> HandView:
+    """The private panel's view; ``rules``: the table's (a board fouled by ``strict_top`` then
+    shows no royalties)."""
     req = p.requirement
     selected = tuple((c, ROW_LABELS[r]) for c, r in p.draft.assigned)
     return HandView(
@@ -159,7 +163,7 @@ def hand_view(p: PanelState, variant: str, deadline: float | None = None) -> Han
         instruction=req.describe() if req else p.waiting_for, fantasyland=p.fantasyland,
         discards=p.discards,
         time_left=None if deadline is None else max(0, int(deadline - time.time())),
-        variant=variant,
+        variant=variant, rules=rules, number=p.seat_no + 1,
     )
 
 
@@ -397,7 +401,7 @@ class Presenter:
             return
         hs = t.hand_seat_of(seat_no)
         deadline = t.deadlines.get(hs) if hs is not None else None
-        data = await render(render_hand, hand_view(p, t.rules.variant, deadline), t)
+        data = await render(render_hand, hand_view(p, t.rules.variant, deadline, t.rules), t)
         text = (f"🌴 **Fantasyland!** Your private hand at the table in <#{t.row.channel_id}>.\n"
                 + panel_text(p, t.rules.variant, deadline))
         try:

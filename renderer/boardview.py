@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from engine import Board, Card, evaluate
+from engine import Board, Card, Rules, evaluate
 from engine.board import bottom_royalty, middle_royalty, top_royalty
 
-from .colours import RGB, ROYALTY, mix
+from .colours import RGB, ROYALTY
 from .model import ROW_NAMES
 from .scene import CardSpot, Metrics, Scene
 
@@ -40,11 +40,13 @@ class BoardMetrics:
         return 3 * self.card_h + 2 * self.row_gap
 
 
-def live_royalties(board: Board, variant: str) -> tuple[int, int, int]:
-    """Royalties of the rows that are complete (a complete fouled board earns none)."""
+def live_royalties(board: Board, variant: str,
+                   rules: Rules | None = None) -> tuple[int, int, int]:
+    """Royalties of the rows that are complete (a complete board fouled under ``rules``, e.g.
+    by ``strict_top``, earns none)."""
     if variant == "chinese":
         return (0, 0, 0)
-    if board.is_complete and board.is_foul():
+    if board.is_complete and board.is_foul(rules):
         return (0, 0, 0)
     fns = (top_royalty, middle_royalty, bottom_royalty)
     out = [
@@ -78,15 +80,8 @@ def draw_board(
         if target in ROW_NAMES:
             ghost_rows[ROW_NAMES.index(target)].append((card, target))
     backs_left = hidden
+    rows: list[list[CardSpot]] = []
     for i, (row, size) in enumerate(zip(board.rows, ROW_SIZES, strict=True)):
-        ry = y + i * (ch + bm.row_gap)
-        # label and royalty badge
-        ly = ry + ch // 2 - (sc(12) if royalties[i] else 0)
-        scene.text((x, ly), LABELS[i], bm.label_size, label_colour, "bold", anchor="lm")
-        if royalties[i]:
-            scene.pill(x, ly + sc(12), f"+{royalties[i]}", sc(15), ROYALTY, (40, 30, 0),
-                       height=sc(22))
-        cx = x + bm.label_w + (cw + g if size == 3 else 0)
         slots: list[CardSpot] = []
         for card in row:
             slots.append(CardSpot((0, 0, 0, 0), "face", card, seat, ROW_NAMES[i],
@@ -98,11 +93,26 @@ def draw_board(
             backs_left -= 1
         while len(slots) < size:
             slots.append(CardSpot((0, 0, 0, 0), "slot", None, seat, ROW_NAMES[i]))
+        rows.append(slots)
+    for i, slots in enumerate(rows):
+        ry = y + i * (ch + bm.row_gap)
+        # label, royalty badge and (last row) the count of backs with no place left
+        extra = backs_left if i == len(rows) - 1 else 0
+        badges: list[tuple[str, RGB, RGB]] = []
+        if royalties[i]:
+            badges.append((f"+{royalties[i]}", ROYALTY, (40, 30, 0)))
+        if extra:
+            # more face-down cards than places (a fantasyland hand not set yet): a badge in
+            # the back colour beside the row, not over the last card
+            badges.append((f"+{extra}", scene.theme.back_colour, (255, 255, 255)))
+        ly = ry + ch // 2 - (sc(12) if badges else 0)
+        scene.text((x, ly), LABELS[i], bm.label_size, label_colour, "bold", anchor="lm")
+        bx = x
+        for text, fill, ink in badges:
+            box = scene.pill(bx, ly + sc(12), text, sc(15), fill, ink, height=sc(22))
+            bx = box[2] + sc(4)
+        cx = x + bm.label_w + (cw + g if len(slots) == 3 else 0)
         for k, spot in enumerate(slots):
             bx = cx + k * (cw + g)
             scene.card(CardSpot((bx, ry, bx + cw, ry + ch), spot.kind, spot.card, spot.seat,
                                 spot.row, spot.highlight, spot.tag))
-    if backs_left > 0:
-        # more face-down cards than free places (a fantasyland hand not set yet)
-        scene.text((x + bm.width, y + bm.height), f"+{backs_left}", sc(16),
-                   mix(label_colour, (255, 255, 255), 0.3), "bold", anchor="rd")

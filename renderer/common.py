@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from engine import Board, Card, cards_text
 
 from .colours import DIM, GOLD, MUTED, RGB
-from .fonts import drawable, fit_text, text_width
+from .fonts import drawable, fit_text, has_ink, text_width
 from .model import ROW_NAMES, Theme
 from .scene import Box, Metrics, Scene
 from .sprites import clock_icon
@@ -117,13 +117,18 @@ def footer(scene: Scene, m: Metrics, note: str, y: int) -> None:
                anchor="lm")
 
 
-def initials(names: tuple[str, ...] | list[str]) -> list[str]:
+def initials(names: tuple[str, ...] | list[str],
+             numbers: tuple[int, ...] | list[int] = ()) -> list[str]:
     """A short tag per seat (drawn in a disc): the first letter of each name, two letters where
-    that is ambiguous, the seat number when even that is or the name has no letter to draw."""
+    that is ambiguous, the seat's number when even that is or the name has no letter to draw
+    (``numbers``: each seat's number at the table, the N of ``Player N``; places from 1 if not
+    given).  Digits are not letters here, so a tag never reads as another seat's number."""
 
     def letters(name: str) -> str:
-        return "".join(ch for ch in drawable(name, "bold") if ch.isalnum())
+        return "".join(ch for ch in drawable(name, "bold") if ch.isalpha() and has_ink(ch))
 
+    if len(numbers) != len(names):
+        numbers = list(range(1, len(names) + 1))
     ones = [letters(n)[:1].upper() for n in names]
     twos = [(letters(n)[:1].upper() + letters(n)[1:2].lower()) for n in names]
     out = []
@@ -133,5 +138,5 @@ def initials(names: tuple[str, ...] | list[str]) -> list[str]:
         elif len(twos[i]) == 2 and twos.count(twos[i]) == 1:
             out.append(twos[i])
         else:
-            out.append(str(i + 1))
+            out.append(str(numbers[i]))
     return out

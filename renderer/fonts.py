@@ -74,19 +74,82 @@ def font(face: str, size: int) -> ImageFont.FreeTypeFont:
     return f
 
 
+def _code_points(*parts: int | range) -> frozenset[int]:
+    out: set[int] = set()
+    for part in parts:
+        out.update(part if isinstance(part, range) else (part,))
+    return frozenset(out)
+
+
+_NO_INK = _code_points(
+    # Unicode's default-ignorable code points: zero-width spaces and joiners, bidi controls,
+    # word joiners, variation selectors, the byte order mark, tags…
+    0x00AD, 0x034F, 0x061C, range(0x17B4, 0x17B6), range(0x180B, 0x1810),
+    range(0x200B, 0x2010), range(0x202A, 0x202F), range(0x2060, 0x2070),
+    range(0xFE00, 0xFE10), 0xFEFF, range(0xFFF0, 0xFFF9), range(0x1BCA0, 0x1BCA4),
+    range(0x1D173, 0x1D17B), range(0xE0000, 0xE1000),
+    # letters and symbols whose glyph is blank: the Hangul fillers, the braille blank
+    0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800,
+)
+"""Characters that put no ink on the page although fonts may have a glyph for them (the
+"invisible" names people pick: U+3164 HANGUL FILLER, U+2800 BRAILLE PATTERN BLANK, U+200B…)."""
+_BLANK_GLYPHS = frozenset((0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800))
+"""The ones of ``_NO_INK`` that are as wide as a letter: drawn as a space."""
+MAX_MARKS = 3
+"""Combining marks kept on one base character (Vietnamese needs two, pointed Hebrew three;
+"Zalgo" text stacks dozens above and below the line, over whatever is drawn there)."""
+LINE_MARGIN = 0.2
+"""How far (in ems) ink may reach beyond the face's ascent and descent before it is clipped."""
+
+
+def has_ink(text: str) -> bool:
+    """Whether ``text`` shows anything: a letter, digit, punctuation or symbol that is not blank
+    (spaces, joiners, lone marks and the characters of ``_NO_INK`` draw nothing)."""
+    return any(unicodedata.category(ch)[0] in "LNPS" and ord(ch) not in _NO_INK for ch in text)
+
+
+def _limit_marks(text: str) -> str:
+    """``text`` with at most ``MAX_MARKS`` combining marks on each base character."""
+    out = []
+    marks = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        out.append(ch)
+    return "".join(out)
+
+
+@lru_cache(maxsize=4096)
+def _kept(text: str, face: str) -> str:
+    """``text`` as drawn, before the ``?`` of ``drawable``: without the characters neither font
+    has, blank glyphs as spaces, at most ``MAX_MARKS`` marks a character."""
+    covered = _COVERED[face]
+    if all(ord(ch) in covered and ord(ch) not in _BLANK_GLYPHS for ch in text):
+        kept = text
+    else:
+        extra = _cjk_covered()
+        kept = "".join(" " if ord(ch) in _BLANK_GLYPHS else ch for ch in text
+                       if ord(ch) in covered or ord(ch) in extra or ord(ch) in _BLANK_GLYPHS)
+        kept = " ".join(kept.split())
+    if any(unicodedata.combining(ch) for ch in kept):
+        kept = _limit_marks(kept)
+    return kept
+
+
 @lru_cache(maxsize=4096)
 def drawable(text: str, face: str = "regular") -> str:
     """``text`` without the characters no font has a glyph for (emoji…), which would otherwise
-    be drawn as empty boxes; the text equivalents keep the full text."""
-    covered = _COVERED[face]
-    if all(ord(ch) in covered for ch in text):
-        return text
-    extra = _cjk_covered()
-    kept = "".join(ch for ch in text if ord(ch) in covered or ord(ch) in extra)
-    kept = " ".join(kept.split())
+    be drawn as empty boxes, and without the marks stacked beyond ``MAX_MARKS``; ``?`` when
+    nothing visible is left (see ``has_ink``).  The text equivalents keep the full text."""
+    kept = _kept(text, face)
+    if kept == text and not text.strip():
+        return text  # nothing or spaces, as asked
     # joiners, variation selectors and lone marks left from an emoji draw nothing
-    visible = any(unicodedata.category(ch)[0] in "LNPS" for ch in kept)
-    return kept if visible else "?"
+    return kept if has_ink(kept) else "?"
 
 
 @lru_cache(maxsize=4096)
@@ -107,9 +170,15 @@ def runs(text: str, face: str) -> tuple[tuple[str, str], ...]:
 
 
 def shown_name(name: str, number: int) -> str:
-    """``name`` as an image shows it: ``Player <number>`` when the fonts can draw none of it
-    (a name all in emoji), so that two such players are still told apart."""
-    return name if drawable(name, "bold") != "?" else f"Player {number}"
+    """``name`` as an image shows it: ``Player <number>`` when the fonts can draw nothing visible
+    of it (a name all in emoji, or made of blanks such as U+3164 or zero-width spaces), so that
+    two such players are still told apart."""
+    return name if can_draw(name) else f"Player {number}"
+
+
+def can_draw(name: str) -> bool:
+    """Whether the fonts draw anything visible of ``name`` (see ``shown_name``)."""
+    return has_ink(_kept(name, "bold"))
 
 
 @lru_cache(maxsize=8192)
@@ -130,7 +199,7 @@ def text_mask(text: str, face: str, size: int, anchor: str) -> tuple[Image.Image
         left, top, right, bottom = (int(v) for v in f.getbbox(text, anchor=anchor))
         mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
         ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor)
-        return mask, left, top
+        return _clip_to_line(mask, left, top, face, size, anchor)
     # runs of two fonts on one baseline; the anchor from the face's metrics and the whole advance
     ascent, descent = font(face, size).getmetrics()
     advances = [font(key, size).getlength(run) for run, key in parts]
@@ -153,7 +222,25 @@ def text_mask(text: str, face: str, size: int, anchor: str) -> tuple[Image.Image
     vertical = {"a": -ascent, "t": -ascent, "m": (descent - ascent) / 2, "s": 0,
                 "b": descent, "d": descent}[anchor[1]]
     ax, ay = pad + horizontal, baseline + vertical
-    return canvas.crop(box), round(box[0] - ax), round(box[1] - ay)
+    return _clip_to_line(canvas.crop(box), round(box[0] - ax), round(box[1] - ay), face, size,
+                         anchor)
+
+
+def _clip_to_line(mask: Image.Image, left: int, top: int, face: str, size: int,
+                  anchor: str) -> tuple[Image.Image, int, int]:
+    """The mask cut to the line's height (the face's ascent and descent, ``LINE_MARGIN`` more):
+    marks stacked on a name never run over the lines above and below it.  Anchors by the ink
+    (``t``, ``b``) are left as they are."""
+    if anchor[1] not in "asdm":
+        return mask, left, top
+    ascent, descent = font(face, size).getmetrics()
+    baseline = {"a": ascent, "s": 0, "d": -descent, "m": (ascent - descent) / 2}[anchor[1]]
+    margin = size * LINE_MARGIN
+    y0 = max(0, round(baseline - ascent - margin) - top)
+    y1 = min(mask.height, round(baseline + descent + margin) - top)
+    if (y0, y1) == (0, mask.height) or y1 <= y0:
+        return mask, left, top
+    return mask.crop((0, y0, mask.width, y1)), left, top + y0
 
 
 def fit_text(text: str, face: str, size: int, width: int) -> str:

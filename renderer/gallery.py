@@ -72,18 +72,19 @@ def table_pineapple_3() -> TableView:
 
 
 def table_chinese_4() -> TableView:
-    """Classic Chinese poker: sets are face down until everyone has set."""
+    """Classic Chinese poker: sets are face down until everyone has set (as the bot shows it:
+    a seat that declared a natural is just "set", its 13 cards face down like any other; a bot
+    has no stack and, once set, the same status as anyone)."""
     return TableView(
-        title="Chinese poker · 2-4 scoring · 5 units/pt",
+        title="Chinese poker · 5 units/pt",
         variant="chinese",
         seats=(
-            SeatView("王伟", Board(), stack=500, hidden=13, status="declared six pairs"),
+            SeatView("王伟", Board(), stack=500, hidden=13, status="set"),
             SeatView("Lena", Board(), stack=260, hidden=13, status="set", is_button=True),
-            SeatView("Ravi", Board(), stack=410, is_turn=True, time_left=74,
-                     status="setting…"),
-            SeatView("Sam", Board(), stack=130, hidden=13, status="set · bot (fast)"),
+            SeatView("Ravi", Board(), stack=410, is_turn=True, time_left=74),
+            SeatView("Sam", Board(), hidden=13, status="set"),
         ),
-        street=1, streets=1, hand_no=3,
+        street=1, streets=1, hand_no=3, rules=Rules(variant="chinese", scoring="2-4"),
     )
 
 

@@ -9,7 +9,7 @@ from engine import Card
 from .boardview import BoardMetrics, draw_board, live_royalties
 from .colours import FANTASY, MUTED, TARGET_COLOURS, TEXT, mix
 from .common import board_text, cards_list, clock, timer_pill
-from .fonts import fit_text
+from .fonts import can_draw, fit_text, shown_name
 from .model import DEFAULT_THEME, ROW_NAMES, SELECT_TARGETS, HandView, Theme
 from .scene import CardSpot, Metrics, Scene
 from .sprites import card_glow, card_radius
@@ -25,6 +25,14 @@ def _check(view: HandView) -> dict[Card, str]:
             raise ValueError(f"'{target}' is not a row or 'discard'")
         chosen[card] = target
     return chosen
+
+
+def _shown(view: HandView) -> str:
+    """The name in the header, as the other images show it (``Player N`` for a name with
+    nothing the fonts can draw; ``You`` when the seat's number is not given)."""
+    if view.number:
+        return shown_name(view.name, view.number)
+    return view.name if can_draw(view.name) else "You"
 
 
 def hand_scene(view: HandView, *, theme: Theme = DEFAULT_THEME) -> Scene:
@@ -65,7 +73,7 @@ def hand_scene(view: HandView, *, theme: Theme = DEFAULT_THEME) -> Scene:
         box = scene.pill(right, m(16), "FANTASYLAND", m(14), FANTASY, (255, 255, 255),
                          align="right", height=m(26))
         right = box[0] - m(8)
-    name = fit_text(view.name, "bold", m(26), right - m(18))
+    name = fit_text(_shown(view), "bold", m(26), right - m(18))
     scene.text((m(18), m(29)), name, m(26), TEXT, "bold", anchor="lm")
     if view.instruction:
         scene.text((m(18), m(60)), fit_text(view.instruction, "bold", m(19), width - m(36)),
@@ -110,7 +118,7 @@ def hand_scene(view: HandView, *, theme: Theme = DEFAULT_THEME) -> Scene:
     ghosts = tuple((c, t) for c, t in view.selected if t in ROW_NAMES and c in view.cards)
     by = y1 + pad + m(26)
     draw_board(scene, bm, x0 + pad, by, view.board, ghosts=ghosts,
-               royalties=live_royalties(view.board, view.variant), m=m)
+               royalties=live_royalties(view.board, view.variant, view.rules), m=m)
     if view.discards:
         dy = by + bm.height + m(12)
         scene.text((x0 + pad, dy + m(8)), "YOUR DISCARDS", m(13), MUTED, "bold", anchor="lm")
@@ -143,7 +151,8 @@ def describe_hand(view: HandView) -> str:
         f"{c}→{chosen[c]}" if c in chosen else str(c) for c in view.cards
     ) or "-"
     lines = [head, f"Your cards: {cards}"]
-    lines.append("Your board: " + board_text(view.board, live_royalties(view.board, view.variant)))
+    lines.append("Your board: " + board_text(
+        view.board, live_royalties(view.board, view.variant, view.rules)))
     if view.discards:
         lines.append(f"Your discards: {cards_list(view.discards)}")
     return "\n".join(lines)

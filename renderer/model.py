@@ -55,6 +55,9 @@ class TableView:
     hand_no: int = 0
     note: str = ""
     """Footer line, e.g. ``Practice table: no units move``."""
+    rules: Rules | None = None
+    """The table's rules: a finished board fouls by them (``strict_top``), and then shows no
+    royalties.  None: the defaults."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,11 @@ class HandView:
     """Seconds left to act (optional; shown in the header)."""
     variant: str = "ofc"
     """``ofc`` | ``pineapple`` | ``chinese`` (no royalty badges in chinese)."""
+    rules: Rules | None = None
+    """The table's rules, as ``TableView.rules``."""
+    number: int = 0
+    """The player's seat number at the table (from 1): a name the fonts cannot draw shows as
+    ``Player <number>`` (0: as ``You``)."""
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ class CardSpot:
     seat: int = -1
     """Seat index (table, showdown); -1 in the private hand."""
     row: str = ""
-    """``top``/``middle``/``bottom`` for a board; ``hand`` or ``discard`` in the private hand."""
+    """``top``/``middle``/``bottom`` for a board; ``natural`` for the 13 cards of a declared
+    natural (not set in rows); ``hand`` or ``discard`` in the private hand."""
     highlight: bool = False
     """Drawn with a glow (the cards placed by the last action)."""
     tag: str = ""

@@ -5,6 +5,7 @@ totals in points and units, then the settlement of every pair."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from engine import Board, Card, PairResult, Rules, cards_text, evaluate
@@ -25,7 +26,7 @@ from .colours import (
     WIN,
     mix,
 )
-from .common import initials, signed
+from .common import compact, initials, signed
 from .fonts import fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
 from .scene import CardSpot, Metrics, Scene
@@ -110,16 +111,37 @@ def _pair_total_text(p: PairResult, names: tuple[str, ...]) -> tuple[str, int]:
 
 
 def _natural_cards(view: ShowdownView, i: int) -> tuple[Card, ...]:
-    """The cards of seat ``i``'s declared natural, high to low (empty when none was given)."""
-    if i >= len(view.natural_cards) or not view.settlement.naturals[i]:
+    """The cards of seat ``i``'s declared natural (empty when none was given) in the order that
+    shows it: three flushes suit by suit (the longest first), six pairs pair by pair (the odd
+    card last), the others high to low (a dragon from the ace down)."""
+    natural = view.settlement.naturals[i]
+    if i >= len(view.natural_cards) or not natural:
         return ()
-    return tuple(sorted(view.natural_cards[i], reverse=True))
+    cards = view.natural_cards[i]
+    if natural == "three flushes":
+        suits = Counter(c.suit for c in cards)
+        return tuple(sorted(cards, key=lambda c: (-suits[c.suit], -c.suit_index, -c.rank)))
+    if natural == "six pairs":
+        ranks = Counter(c.rank for c in cards)
+        return tuple(sorted(cards, key=lambda c: (ranks[c.rank] == 1, -c.rank, -c.suit_index)))
+    return tuple(sorted(cards, reverse=True))
+
+
+def _scooped(view: ShowdownView, i: int) -> list[int]:
+    """The seats that seat ``i`` scooped, where the rules pay a scoop bonus (none in 2-4 or
+    1-3: winning the three rows is then just three rows)."""
+    if not view.rules.scoop_bonus:
+        return []
+    st = view.settlement
+    return [j for j in range(len(view.names)) if j != i and st.pair(i, j).scoop > 0]
 
 
 def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene:
     numbers = view.numbers
     if len(numbers) != len(view.names):
         numbers = tuple(range(1, len(view.names) + 1))
+    # from the names as given: a name drawn as "Player N" is tagged N
+    tags = initials(view.names, numbers)
     view = replace(view, names=tuple(
         shown_name(x, k) for x, k in zip(view.names, numbers, strict=True)))
     st = view.settlement
@@ -136,7 +158,6 @@ def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene
     width = sw + 2 * margin
     head_h, label_h, mark_h = m(46), m(28), m(38)
     sh = pad + head_h + label_h + ch + mark_h + m(8)
-    tags = initials(list(view.names))
     pairs = [st.pair(a, b) for a in range(n) for b in range(a + 1, n)]
     line_h = m(44)
     chip_x = max((_chip_span(p, view.names, m, sw - 2 * pad)[0] for p in pairs), default=0)
@@ -201,8 +222,9 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     right -= tw + m(12)
     if view.units is not None:
         u = view.units[i]
-        box = scene.pill(right, cy - m(14), f"{signed(u)} units", m(17),
-                         mix(colour, (0, 0, 0), 0.35) if u else PANEL_LIGHT, TEXT,
+        # units move between humans only: their sign may differ from the points'
+        fill = mix(WIN if u > 0 else LOSE, (0, 0, 0), 0.35) if u else PANEL_LIGHT
+        box = scene.pill(right, cy - m(14), f"{compact(u, sign=True)} units", m(17), fill, TEXT,
                          align="right", height=m(28))
         right = box[0] - m(12)
     # left: seat disc, name, badges
@@ -218,7 +240,7 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
         badges.append((f"NATURAL: {natural.upper()}", GOLD, (40, 30, 0)))
     if st.moon[i]:
         badges.append(("SHOT THE MOON", GOLD, (40, 30, 0)))
-    scooped = [j for j in range(n) if j != i and st.pair(i, j).scoop > 0]
+    scooped = _scooped(view, i)
     if scooped:
         badges.append(("SCOOP " + " ".join(tags[j] for j in scooped), GOLD, (40, 30, 0)))
     fl = view.fantasyland_next[i] if i < len(view.fantasyland_next) else 0
@@ -242,12 +264,13 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     foul_rows = (board.foul_rows(view.rules) if board is not None and complete
                  and st.fouled[i] and not st.surrendered[i] else None) or ()
     row_x: list[int] = []
-    revealed = _natural_cards(view, i) if board is None else ()
-    for r in range(3):
+    declared = board is None and bool(st.naturals[i])
+    revealed = _natural_cards(view, i) if declared else ()
+    if declared:  # no rows: a natural is 13 cards, not set in rows
+        _natural_line(scene, m, i, revealed, x, ly, cy0, cw, ch, inner)
+    for r in range(0 if declared else 3):
         size = GROUP_SIZES[r]
         row = board.rows[r] if board is not None else ()
-        start = sum(GROUP_SIZES[:r])
-        shown = revealed[start:start + size]
         row_x.append(gx)
         # label, hand name, royalty
         wrong = r in foul_rows
@@ -267,8 +290,6 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
             box = (bx0, cy0, bx0 + cw, cy0 + ch)
             if k < len(row):
                 scene.card(CardSpot(box, "face", row[k], i, ROW_NAMES[r]))
-            elif k < len(shown):
-                scene.card(CardSpot(box, "face", shown[k], i, ROW_NAMES[r]))
             elif board is None:
                 scene.card(CardSpot(box, "back", None, i, ROW_NAMES[r]))
             else:
@@ -298,7 +319,9 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
     if natural and board is None:
         scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
                    (0, 0, 0), 40 if revealed else 90)
-        scene.sprite(stamp(natural.upper(), m(44), GOLD, 4.0),
+        # translucent over revealed cards, as FOUL: the cards that make the natural stay readable
+        scene.sprite(stamp(natural.upper(), m(44), GOLD, 4.0,
+                           opacity=NATURAL_STAMP_OPACITY if revealed else 235),
                      (cards_box[0] + cards_box[2]) // 2, (cards_box[1] + cards_box[3]) // 2)
     elif st.surrendered[i]:
         scene.veil((x - m(4), cy0 - m(4), x + inner + m(4), cy0 + ch + m(4)), m(10),
@@ -320,6 +343,25 @@ FOUL_TEXT = (255, 150, 150)
 """The hand names of the rows that foul a board (light red on the felt)."""
 FOUL_STAMP_OPACITY = 150
 """The FOUL stamp's ink: translucent, so the cards under it can be read."""
+NATURAL_STAMP_OPACITY = FOUL_STAMP_OPACITY
+"""The stamp of a declared natural over its revealed cards (opaque over backs)."""
+NATURAL_LABEL = "THE NATURAL'S 13 CARDS"
+
+
+def _natural_line(scene: Scene, m: Metrics, i: int, cards: tuple[Card, ...], x: int, ly: int,
+                  cy0: int, cw: int, ch: int, inner: int) -> None:
+    """A declared natural's 13 cards (backs when not given) evenly in one line across the
+    strip, under one label instead of the row names: the engine knows a natural's cards, not an
+    arrangement in rows, so none is drawn."""
+    scene.text((x, ly), NATURAL_LABEL, m(15), (190, 222, 202), "bold", anchor="lm")
+    step = (inner - cw) / 12
+    for k in range(13):
+        bx0 = x + round(k * step)
+        box = (bx0, cy0, bx0 + cw, cy0 + ch)
+        if k < len(cards):
+            scene.card(CardSpot(box, "face", cards[k], i, "natural"))
+        else:
+            scene.card(CardSpot(box, "back", None, i, "natural"))
 
 
 def _short_description(desc: str, size: int, width: int) -> str:
@@ -455,7 +497,7 @@ def describe_showdown(view: ShowdownView) -> str:
             flags.append(f"natural: {st.naturals[i]}")
         if st.moon[i]:
             flags.append("shot the moon")
-        scooped = [view.names[j] for j in range(n) if j != i and st.pair(i, j).scoop > 0]
+        scooped = [view.names[j] for j in _scooped(view, i)]
         if scooped:
             flags.append("scooped " + ", ".join(scooped))
         total = f"total {signed(st.totals[i])} points"

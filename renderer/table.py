@@ -5,10 +5,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from engine import Rules
+
 from .boardview import BoardMetrics, draw_board, live_royalties
 from .colours import FANTASY, MUTED, RGB, TEXT, mix
-from .common import board_text, chip, clock, dealer_button, footer, street_dots, timer_pill
-from .fonts import fit_text, shown_name
+from .common import (
+    board_text,
+    chip,
+    clock,
+    compact,
+    dealer_button,
+    footer,
+    street_dots,
+    timer_pill,
+)
+from .fonts import fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, SeatView, TableView, Theme
 from .scene import CardSpot, Metrics, Scene
 
@@ -115,22 +126,37 @@ def _seat(scene: Scene, m: Metrics, bm: BoardMetrics, view: TableView, i: int, s
                          align="right", height=m(24))
         right = box[0] - m(6)
     tx = x + pad
+    right -= m(4)
     line_colour: RGB = (200, 226, 210)
     if seat.stack is not None:
         tx += chip(scene, m, tx, cy2) + m(6)
-        tx += scene.text((tx, cy2), str(seat.stack), m(18), TEXT, "bold", anchor="lm")
-        tx += scene.text((tx, cy2), " units", m(16), line_colour, anchor="lm")
-    if seat.status:
+        # compact (``123K``), and cut to the room left of the badges: never under them
+        stack = compact(seat.stack)
+        wide = text_width(stack, "bold", m(18)) + text_width(" units", "regular", m(16))
+        units = " units" if wide <= right - tx else ""
+        stack = fit_text(stack, "bold", m(18), right - tx)
+        tx += scene.text((tx, cy2), stack, m(18), TEXT, "bold", anchor="lm")
+        if units:
+            tx += scene.text((tx, cy2), units, m(16), line_colour, anchor="lm")
+    status = _status(seat)
+    if status and right - tx >= m(40):
         sep = "  ·  " if seat.stack is not None else ""
-        status = fit_text(sep + seat.status, "regular", m(16), right - tx - m(4))
+        status = fit_text(sep + status, "regular", m(16), right - tx)
         scene.text((tx, cy2), status, m(16), line_colour, anchor="lm")
     # the board
     bx, by = x + pad, y + pad + m(64)
     draw_board(scene, bm, bx, by, seat.board, seat=i, hidden=seat.hidden,
                highlight=frozenset(seat.last_placed),
-               royalties=live_royalties(seat.board, view.variant), m=m)
+               royalties=live_royalties(seat.board, view.variant, view.rules), m=m)
     if seat.sitting_out:
         scene.veil((x, y, x + pw, y + ph), m(18), theme.background, 110)
+
+
+def _status(seat: SeatView) -> str:
+    """The seat's status line, without what a badge already says (``sitting out``)."""
+    if seat.sitting_out and seat.status.strip().lower() == "sitting out":
+        return ""
+    return seat.status
 
 
 def table_layout(view: TableView, *, theme: Theme = DEFAULT_THEME) -> list[CardSpot]:
@@ -151,16 +177,16 @@ def describe_table(view: TableView) -> str:
         head += f" — {rt.lower() if not view.hand_no else rt}"
     lines = [head]
     for seat in view.seats:
-        lines.append(describe_seat(seat, view.variant))
+        lines.append(describe_seat(seat, view.variant, view.rules))
     if view.note:
         lines.append(view.note)
     return "\n".join(lines)
 
 
-def describe_seat(seat: SeatView, variant: str) -> str:
+def describe_seat(seat: SeatView, variant: str, rules: Rules | None = None) -> str:
     text = f"{seat.name} — "
     if len(seat.board) or not seat.hidden:
-        text += board_text(seat.board, live_royalties(seat.board, variant))
+        text += board_text(seat.board, live_royalties(seat.board, variant, rules))
         if seat.hidden:
             text += f" + {seat.hidden} cards face down"
     else:
@@ -181,8 +207,8 @@ def describe_seat(seat: SeatView, variant: str) -> str:
         shown = [c for c in seat.last_placed if c in seat.board.cards]
         if shown:
             extras.append("just placed " + " ".join(str(c) for c in shown))
-    if seat.status:
-        extras.append(seat.status)
+    if _status(seat):
+        extras.append(_status(seat))
     if extras:
         text += " · " + " · ".join(extras)
     return text

@@ -367,7 +367,7 @@ async def test_no_bot_joins_a_closing_table() -> None:
     await _seated_pair(svc)
     await svc.start(CH, ALICE)
     await svc.close(CH, ALICE, manage_guild=False)
-    with pytest.raises(ServiceError, match="closing"):
+    with pytest.raises(ServiceError, match="closing: no new seats"):
         await svc.add_bot(CH, ALICE, "easy")
     await svc.shutdown()
     await store.close()

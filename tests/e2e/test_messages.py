@@ -188,8 +188,8 @@ async def test_join_new_and_close_at_a_closing_table_agree(tmp_path: Any) -> Non
         assert "close after this hand" in (await w.slash(w.alice, "ofc close")).content
         for r in (await w.slash(w.carol, "ofc join"),
                   await w.slash(w.carol, "ofc new", variant="ofc")):
-            assert r.ephemeral and "closes when the hand being played ends" in r.content
-            assert "then `/ofc new` opens another" in r.content and "/ofc join" not in r.content
+            assert r.ephemeral and "This table is closing: no new seats" in r.content
+            assert "`/ofc new` opens another" in r.content and "/ofc join" not in r.content
         again = await w.slash(w.alice, "ofc close")
         assert again.ephemeral and "already closes" in again.content
         notices = [m for m in w.fake.messages(w.chan)
