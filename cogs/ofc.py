@@ -46,7 +46,7 @@ front/mid/back). Nothing is final until it is confirmed.
 table's options.
 """
 
-PERIOD_WORDS = {"day": "today", "week": "this week", "all": "all time"}
+PERIOD_WORDS = {"day": "last 24 hours", "week": "last 7 days", "all": "all time"}
 
 
 def _manage(interaction: discord.Interaction) -> bool:

@@ -220,10 +220,11 @@ def table_status(t: TableState) -> str:
     if hand is None:
         return "Between hands." if t.row.hand_no else "Waiting to start: `/ofc join`, `/ofc start`."
     acting = []
-    now = time.time()
     for hs in hand.to_act():
-        left = int(t.deadlines.get(hs, now) - now)
-        acting.append(f"**{md(t.name_of(hs))}** ({max(0, left)} s)")
+        deadline = t.deadlines.get(hs)
+        # a Discord timestamp counts down in every client (the message is not edited each second)
+        clock = f" (time runs out <t:{int(deadline)}:R>)" if deadline else ""
+        acting.append(f"**{md(t.name_of(hs))}**{clock}")
     street = f"round {hand.street} of {hand.streets}" if hand.streets > 1 else "set your hands"
     return f"Hand #{t.row.hand_no}, {street}. To act: {', '.join(acting) or '—'}"
 

@@ -198,3 +198,17 @@ async def test_a_table_picture_that_cannot_be_drawn_does_not_undo_a_new_table(
     assert "tried again" in it.sent[1] and svc.table_in_channel(CH).row.status == "open"
     await svc.shutdown()
     await store.close()
+
+
+def test_the_table_status_counts_down_in_the_client() -> None:
+    """The table message is edited when the table changes, not every second: its clock is a
+    Discord timestamp (it showed the seconds left when the message was last edited)."""
+    hand = Hand(Rules(variant="ofc"), ["Ann", "Bo"], seed="status")
+    acting = hand.to_act()[0]
+    t = SimpleNamespace(hand=hand, row=SimpleNamespace(hand_no=3), deadlines={acting: 1234.9},
+                        name_of=lambda hs: ["Ann", "Bo"][hs])
+    status = presenter_module.table_status(cast(Any, t))
+    assert status == (f"Hand #3, round 1 of {hand.streets}. To act: "
+                      f"**{['Ann', 'Bo'][acting]}** (time runs out <t:1234:R>)")
+    t.deadlines = {}
+    assert presenter_module.table_status(cast(Any, t)).endswith(f"**{['Ann', 'Bo'][acting]}**")
