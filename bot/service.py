@@ -922,6 +922,10 @@ class TableService:
         waiting = t.fantasyland_pending.get(seat.seat_no)
         if out:
             text = "You are sitting out: you will not be dealt in until `/ofc sitin`."
+            hs = t.hand_seat_of(seat.seat_no) if t.hand is not None else None
+            if hs is not None and t.hand is not None and not t.hand.is_over:
+                text += " You still play the hand being played" + (
+                    " (or `/ofc surrender`)." if t.hand.can_surrender(hs) else ".")
             if waiting:
                 text += (f" Your fantasyland ({waiting} cards) waits for you: it is dealt when "
                          "you sit in again (leaving the table forfeits it).")

@@ -236,3 +236,16 @@ async def test_a_restart_leaves_one_turn_ping(tmp_path: Any) -> None:
         await w.slash(who, "ofc place", move=" ".join(panel_cards(p.content)) + " bottom")
         await asyncio.sleep(0.3)
         assert len(pings()) == 1
+
+
+async def test_sitting_out_during_a_hand_says_it_is_still_played(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "sitout") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        r = await w.slash(w.bob, "ofc sitout")  # between hands: nothing to play
+        assert "still play" not in r.content
+        await w.slash(w.bob, "ofc sitin")
+        await w.slash(w.alice, "ofc start")
+        r = await w.slash(w.bob, "ofc sitout")
+        assert "You still play the hand being played (or `/ofc surrender`)." in r.content
