@@ -442,7 +442,9 @@ class Presenter:
 
     async def notice(self, t: TableState, text: str, *, ping: bool = True) -> None:
         try:
-            await self.channel(t).send(
-                text, allowed_mentions=None if ping else discord.AllowedMentions.none())
+            if ping:
+                await self.channel(t).send(text)
+            else:
+                await self.channel(t).send(text, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
             log.exception("could not post a notice to table %s", t.id)
