@@ -712,9 +712,11 @@ class TableService:
                 raise ServiceError(CLOSING)
             seated = t.seat_of_user(user_id)
             if seated and seated.leaving:
+                when = ("after this hand" if t.hand is not None and seated.seat_no in t.hand_seats
+                        else "after the fantasyland hand you helped earn")
                 raise ServiceError(
-                    f"You are seated ({seated.stack} units in your stack) and leave after this "
-                    "hand, as you asked: `/ofc sitin` keeps your seat.")
+                    f"You are seated ({seated.stack} units in your stack) and leave {when}, as "
+                    "you asked: `/ofc sitin` keeps your seat.")
             if seated and not self.is_broke(t, seated):
                 raise ServiceError(
                     f"You are already seated at this table ({seated.stack} units in your "
@@ -923,9 +925,8 @@ class TableService:
         if out:
             text = "You are sitting out: you will not be dealt in until `/ofc sitin`."
             hs = t.hand_seat_of(seat.seat_no) if t.hand is not None else None
-            if hs is not None and t.hand is not None and not t.hand.is_over:
-                text += " You still play the hand being played" + (
-                    " (or `/ofc surrender`)." if t.hand.can_surrender(hs) else ".")
+            if hs is not None and t.hand is not None and not t.hand.done[hs]:
+                text += " You still play the hand being played" + self._surrender_hint(t, hs)
             if waiting:
                 text += (f" Your fantasyland ({waiting} cards) waits for you: it is dealt when "
                          "you sit in again (leaving the table forfeits it).")
@@ -938,25 +939,40 @@ class TableService:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
         return f"{back}you will be dealt in from the next hand."
 
+    @staticmethod
+    def _surrender_hint(t: TableState, hs: int) -> str:
+        """The end of a sentence about the hand seat ``hs``'s part of the hand being played."""
+        return " (or `/ofc surrender`)." if t.hand is not None and t.hand.can_surrender(hs) \
+            else "."
+
     async def _back_in_hand(self, t: TableState, seat_no: int) -> None:
         """A player whose clock ran out in this hand sits in again: their next decisions get
         the whole clock (lock held; if the hand cannot be saved, they keep the short one)."""
         hs = t.hand_seat_of(seat_no) if t.hand is not None else None
         if hs is None or hs not in t.away:
             return
+        deadline = t.deadlines.get(hs)
         t.away.discard(hs)
+        if deadline is not None:  # their decision now: the whole clock from now
+            del t.deadlines[hs]
+            self._set_deadlines(t)
         try:
             await self._save(t)
         except Exception:
             log.exception("saving table %s's hand after a sit-in failed", t.id)
+            self._save_failed(t)
             t.away.add(hs)
+            if deadline is not None:
+                t.deadlines[hs] = deadline
+            return
+        self._arm(t)
 
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
         t = self.table_in_channel(channel_id)
-        if user_id != t.host_id and not manage_guild:
-            raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
-                               "manager can close it.")
-        async with t.lock:
+        async with t.lock:  # (the host changes under the lock, when it leaves)
+            if user_id != t.host_id and not manage_guild:
+                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
+                                   "manager can close it.")
             if t.row.status == "closing" and t.hand is not None:
                 raise ServiceError("This table already closes when the hand being played ends.")
             if t.hand is not None:
@@ -977,16 +993,16 @@ class TableService:
         (``four`` or ``two`` colours: the pictures, at once).  Returns the changes in words
         and whether the rules wait for the next hand (one is being played)."""
         t = self.table_in_channel(channel_id)
-        if user_id != t.host_id and not manage_guild:
-            raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
-                               "manager can change its options.")
         changes = {k: v for k, v in changes.items() if v is not None}
         if not changes and deck is None:
             raise ServiceError("Give at least one option to change (`/ofc rules` shows them "
                                "all).")
         if deck not in (None, "four", "two"):
             raise ServiceError("The deck has `four` or `two` colours.")
-        async with t.lock:
+        async with t.lock:  # (the host changes under the lock, when it leaves)
+            if user_id != t.host_id and not manage_guild:
+                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
+                                   "manager can change its options.")
             old = t.table_rules
             new = self._changed_rules(old, changes)
             words = new.changes_from(old)
@@ -1506,7 +1522,7 @@ class TableService:
                 raise Stale(f"Hand #{hand_no} is over.")  # (with the panel of a new one)
             hs = t.hand_seat_of(seat_no)
             if hs is not None and hs in t.away and self.step_of(t, hs) != step:
-                raise Stale("Your time ran out, so the bot played that move for you. Here is "
+                raise Stale("Your time ran out, so the bot has been playing for you. Here is "
                             "your current panel.")
             if hs is None or self.step_of(t, hs) != step:
                 raise Stale("That was already done. Here is your current panel.")
@@ -1683,7 +1699,8 @@ class TableService:
                         t.drafts.pop(hs, None)
                         seat = t.seat_by_no(t.hand_seats[hs])
                         if seat is not None and not seat.is_bot:
-                            timed_out.append(seat)
+                            if hs not in t.away:  # told (and pinged) once a hand
+                                timed_out.append(seat)
                             t.away.add(hs)  # a short clock for their next decisions
                     if not played:
                         continue
@@ -1695,8 +1712,8 @@ class TableService:
                         failed = False
                         # only a move that was saved sits its player out
                         await self._sit_out_after_timeout(t, timed_out)
-                        names = [f"<@{seat.user_id}>" for seat in timed_out]  # pinged
-                        self._spawn(t, self._timeout_notices(t, names, before))
+                        self._spawn(t, self._timeout_notices(
+                            t, self._timeout_text(t, timed_out), before))
                 if failed:
                     await asyncio.sleep(self._retry_delay(t))
                     continue
@@ -1718,16 +1735,28 @@ class TableService:
         except Exception:
             log.exception("marking timed-out players of table %s as sitting out failed", t.id)
 
+    @staticmethod
+    def _timeout_text(t: TableState, seats: list[SeatRow]) -> str:
+        """The notice for the players whose clock ran out (lock held, the moves played; empty
+        when none): they are pinged."""
+        if not seats:
+            return ""
+        names = ", ".join(f"<@{seat.user_id}>" for seat in seats)
+        hand = t.hand
+        more = hand is not None and not hand.is_over and any(
+            (hs := t.hand_seat_of(seat.seat_no)) is not None and not hand.done[hs]
+            for seat in seats)
+        short = f"{min(AWAY_TIMER, t.rules.timer):g}"
+        rest = (f"They play on in this hand ({short} s a decision until they act again) and "
+                "sit out" if more else "They sit out")
+        return (f"⏰ Time ran out for {names}: the bot played that move for them. {rest} from "
+                "the next hand (`/ofc sitin` to come back).")
+
     async def _timeout_notices(
-        self, t: TableState, names: list[str], before: tuple[int | None, int]
+        self, t: TableState, text: str, before: tuple[int | None, int]
     ) -> None:
-        if names:
-            await self.notifier.notice(
-                t,
-                f"⏰ Time ran out for {', '.join(names)}: the bot played that move for them. "
-                f"They play on in this hand ({AWAY_TIMER:.0f} s a decision until they act "
-                "again) and sit out from the next one (`/ofc sitin` to come back).",
-            )
+        if text:
+            await self.notifier.notice(t, text)
         await self._tell(t, self._notify_after(t, before))
 
     def _schedule_bots(self, t: TableState) -> None:

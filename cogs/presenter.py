@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ofc.presenter")
 CLOSE_WAIT = 5.0
+"""Seconds ``Presenter.close`` waits for the table-message edits under way to stop."""
 PING_SWEEP = 50
 """Messages of the channel looked through for a table's old turn pings after a restart."""
-"""Seconds ``Presenter.close`` waits for the table-message edits under way to stop."""
 
 
 def md(text: str) -> str:
@@ -137,13 +137,16 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
             is_turn=is_turn, time_left=time_left, last_placed=last, fantasyland=fantasy,
             sitting_out=seat.sitting_out, status=status, number=seat.seat_no + 1,
         ))
-    note = ""
+    notes = []
+    if t.row.status == "closing":
+        notes.append("This table closes after this hand." if hand is not None
+                     else "This table is closing.")
     if t.practice:
-        note = "Practice table: no units move, nothing counts in the leaderboard."
-    elif t.row.status == "closing":
-        note = "This table closes after this hand."
-    elif hand is None:
-        note = "Waiting for the next deal." if t.row.hand_no else "Use /ofc join, then /ofc start."
+        notes.append("Practice table: no units move, nothing counts in the leaderboard.")
+    if not notes and hand is None:
+        notes.append("Waiting for the next deal." if t.row.hand_no
+                     else "Use /ofc join, then /ofc start.")
+    note = " ".join(notes)
     return TableView(
         title=table_title(t), variant=t.rules.variant, seats=tuple(seats),
         street=hand.street if hand is not None else 0,
@@ -242,6 +245,8 @@ class Presenter:
         self._last_ping: dict[int, discord.Message] = {}  # table id -> its turn ping
         self._closed_marked: set[int] = set()
         self._swept: set[int] = set()  # tables whose pings from before a restart are gone
+        service = getattr(bot, "service", None)  # (its clock writes a table's created_at)
+        self._started: float = service.clock() if service is not None else time.time()
         self._ping_locks: dict[int, asyncio.Lock] = {}
         """Per table: dropping the old ping and storing the new one is one step (two pings
         in flight would otherwise leave one behind for good)."""
@@ -260,8 +265,8 @@ class Presenter:
         """Memory knows no ping of this table yet (first one since the bot started): the
         bot's earlier turn pings for it among the channel's last messages go, so a restart
         does not leave one behind (needs Read Message History; without it they stay)."""
-        if t.id in self._swept or t.id in self._last_ping:
-            return
+        if t.id in self._swept or t.id in self._last_ping or t.row.created_at >= self._started:
+            return  # (a table opened since the start has no ping from before it)
         self._swept.add(t.id)
         me = self.bot.user
         button = f"ofc:open:{t.id}"

@@ -347,3 +347,33 @@ async def test_a_table_above_a_lowered_server_maximum_says_why_it_takes_no_seat(
     assert t.seat_of_user(CAROL) is None
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_timeout_that_ends_the_players_part_promises_no_short_clock() -> None:
+    """Chinese: the one set was the player's whole hand, so the notice says only that they sit
+    out from the next hand (it promised "10 s a decision"); /ofc sitout by a player whose set
+    is done does not say they still play the hand."""
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "chinese-timeout")
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.join(G, CH, CAROL, "carol")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    alice = t.hand_seat_of(t.seat_of_user(ALICE).seat_no)
+    async with t.lock:  # alice sets her hand herself
+        t.hand.autoplay(alice)
+        await svc._after_action(t)
+    text = await svc.sit_out(CH, ALICE, True)
+    assert "still play" not in text
+    text = await svc.sit_out(CH, BOB, True)  # bob has his set to make
+    assert "You still play the hand being played (or `/ofc surrender`)." in text
+    clock.offset += 200  # bob and carol let their clocks run out
+    svc.rearm()
+    await until(lambda: any("Time ran out" in str(e[1]) for e in rec.events if e[0] == "notice"))
+    (notice,) = [str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in str(e[1])]
+    assert f"<@{BOB}>" in notice and f"<@{CAROL}>" in notice
+    assert "They sit out from the next hand" in notice and " s a decision" not in notice
+    await svc.shutdown()
+    await store.close()

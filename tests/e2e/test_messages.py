@@ -119,13 +119,25 @@ async def test_a_player_who_walked_away_gets_a_short_clock(tmp_path: Any) -> Non
             w.chan, lambda m: "play resumes" in (m.content or ""), include_existing=True)
         t = w.service.table_in_channel(w.chan.id)
         assert bob in t.away and t.deadlines[bob] - w.clock() <= AWAY_TIMER
-        # bob comes back and plays: the whole clock again at his next decision
+        # his short clock runs out too: played, but not announced (nor pinged) again
+        w.clock.offset += AWAY_TIMER + 1
+        w.service.rearm()
+        await w.fake.wait_until(lambda: t.hand is not None and t.hand.to_act() == [alice], 5,
+                                "bob played by the bot")
+        await asyncio.sleep(0.2)
+        assert len([m for m in w.fake.messages(w.chan) if "Time ran out" in (m.content or "")]) == 1
+        await play_street(w.alice)
+        await w.fake.wait_until(lambda: t.hand is not None and t.hand.to_act() == [bob], 5,
+                                "bob's turn")
+        assert t.deadlines[bob] - w.clock() <= AWAY_TIMER
+        # bob comes back: /ofc sitin gives the whole clock to the decision in front of him
+        await w.slash(w.bob, "ofc sitin")
+        assert t.deadlines[bob] - w.clock() > 50 and bob not in t.away
         await play_street(w.bob)
         await play_street(w.alice)
         await w.fake.wait_until(lambda: t.hand is not None and t.hand.to_act() == [bob], 5,
                                 "bob's turn")
-        assert t.deadlines[bob] - w.clock() > 50 and bob not in t.away
-        assert alice not in t.away
+        assert t.deadlines[bob] - w.clock() > 50 and alice not in t.away
 
 
 async def test_a_card_another_panel_placed_is_named_and_the_panel_refreshed(
@@ -173,7 +185,7 @@ async def test_a_panel_clicked_after_the_clock_ran_out_says_so(tmp_path: Any) ->
             w.chan, lambda m: "Time ran out" in (m.content or ""), timeout=10,
             include_existing=True)
         rec = await w.select(w.bob, panel, panel.message.selects()[0]["custom_id"], cards[:1])
-        assert "Your time ran out, so the bot played that move for you" in rec.content
+        assert "Your time ran out, so the bot has been playing for you" in rec.content
         assert "already done" not in rec.content
 
 
