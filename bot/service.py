@@ -163,11 +163,6 @@ SAVE_FAILURES_NOTICE = 3
 again when saving works)."""
 
 
-AWAY_TIMER = 10.0
-"""Seconds for a decision of a player whose clock already ran out in this hand (and who has not
-acted since): the others do not wait the whole clock again at every street of someone who
-walked away.  Acting (or ``/ofc sitin``) gives the whole clock back."""
-
 CLOSING = ("This table is closing: no new seats or hands. Once it has closed (after the hand "
            "being played, if any), `/ofc new` opens another in this channel.")
 
@@ -227,7 +222,7 @@ class TableState:
     drafts: dict[int, Draft] = field(default_factory=dict)
     away: set[int] = field(default_factory=set)
     """Hand seats whose clock ran out in this hand and who have not acted since: their later
-    decisions get ``AWAY_TIMER`` (persisted with the hand)."""
+    decisions get the ``away_timer`` option's clock (persisted with the hand)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -1236,8 +1231,8 @@ class TableService:
                 req = t.hand.requirement(hs)
                 seconds: float = (rules.set_timer if req is not None and req.is_set
                                   else rules.timer)
-                if hs in t.away:
-                    seconds = min(seconds, AWAY_TIMER)
+                if hs in t.away and rules.away_timer:
+                    seconds = min(seconds, rules.away_timer)
                 t.deadlines[hs] = self.clock() + seconds
 
     def _next_deadline(self, t: TableState) -> float | None:
@@ -1746,9 +1741,10 @@ class TableService:
         more = hand is not None and not hand.is_over and any(
             (hs := t.hand_seat_of(seat.seat_no)) is not None and not hand.done[hs]
             for seat in seats)
-        short = f"{min(AWAY_TIMER, t.rules.timer):g}"
-        rest = (f"They play on in this hand ({short} s a decision until they act again) and "
-                "sit out" if more else "They sit out")
+        rules = t.rules
+        short = (f" ({min(rules.away_timer, rules.timer)} s a decision until they act again)"
+                 if rules.away_timer else "")
+        rest = f"They play on in this hand{short} and sit out" if more else "They sit out"
         return (f"⏰ Time ran out for {names}: the bot played that move for them. {rest} from "
                 "the next hand (`/ofc sitin` to come back).")
 

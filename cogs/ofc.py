@@ -251,6 +251,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         three_flushes="Chinese natural's value (0: not a natural here)",
         dragon="Chinese natural's value (0: not a natural here)",
         timer="Seconds per decision", set_timer="Seconds for a fantasyland or chinese set",
+        away_timer="Seconds a decision after a player's clock ran out, until they act (0: off)",
         deck="Card colours in the pictures: four (♠ black ♥ red ♦ blue ♣ green) or two",
     )
     async def options(
@@ -266,6 +267,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         dragon: app_commands.Range[int, 0, 100] | None = None,
         timer: app_commands.Range[int, 10, 600] | None = None,
         set_timer: app_commands.Range[int, 10, 1200] | None = None,
+        away_timer: app_commands.Range[int, 0, 600] | None = None,
         deck: Literal["four", "two"] | None = None,
     ) -> None:
         given = {  # the parameters are the short names (engine.rules.OPTION_NAMES)
@@ -276,7 +278,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             "moon_points": moon_points, "bonuses": bonuses, "surrender": surrender,
             "six_pairs": six_pairs, "three_straights": three_straights,
             "three_flushes": three_flushes, "dragon": dragon, "timer": timer,
-            "set_timer": set_timer,
+            "set_timer": set_timer, "away_timer": away_timer,
         }
         assert set(given) == set(OPTION_NAMES)
         changes = {OPTION_ALIASES.get(name, name): value for name, value in given.items()}

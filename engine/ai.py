@@ -709,6 +709,7 @@ def _ai_rules(rules: Rules) -> Rules:
     caches (and the warm-up's)."""
     fitted = Rules(variant=rules.variant)
     return replace(rules, timer=fitted.timer, set_timer=fitted.set_timer,
+                   away_timer=fitted.away_timer,
                    button_stays_for_fantasyland=fitted.button_stays_for_fantasyland,
                    stay_value=None)
 

@@ -33,6 +33,7 @@ OPTION_LABELS: dict[str, str] = {
     "stay_value": "value of staying in fantasyland",
     "timer": "clock",
     "set_timer": "clock for a full set",
+    "away_timer": "clock after a timeout",
 }
 """Words for the options whose field name does not read well."""
 
@@ -52,7 +53,7 @@ OPTION_ALIASES: dict[str, str] = {
 OPTION_NAMES: tuple[str, ...] = (
     "scoring", "fantasyland", "strict_top", "progressive", "progressive_stay", "stay_full_house",
     "button_stays", "stay_value", "moon", "moon_points", "bonuses", "surrender", "six_pairs",
-    "three_straights", "three_flushes", "dragon", "timer", "set_timer",
+    "three_straights", "three_flushes", "dragon", "timer", "set_timer", "away_timer",
 )
 """Every option a table can change, by its short name."""
 
@@ -61,7 +62,8 @@ _FANTASYLAND_OPTIONS = ("fantasyland", "progressive", "progressive_stay", "stay_
                         "button_stays_for_fantasyland", "stay_value")
 _DEFAULT_WORDS = ("default", "auto")
 MAX_STAY_VALUE = 200
-_WHOLE_OPTIONS = ("shoot_the_moon_points", "chinese_surrender", "timer", "set_timer")
+_WHOLE_OPTIONS = ("shoot_the_moon_points", "chinese_surrender", "timer", "set_timer",
+                  "away_timer")
 _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
 
@@ -133,6 +135,10 @@ class Rules:
     """Seconds for an ordinary decision."""
     set_timer: int = 120
     """Seconds for a fantasyland or chinese set."""
+    away_timer: int = 10
+    """Seconds for each later decision, in the same hand, of a player whose clock ran out, until
+    they act again or sit in (the others do not wait the whole clock at every street of a
+    player who walked away); never more than the clock itself; 0: the whole clock."""
     extra: tuple[tuple[str, Any], ...] = field(default=(), compare=True)
 
     def __post_init__(self) -> None:
@@ -160,6 +166,11 @@ class Rules:
             value = getattr(self, name)
             if not isinstance(value, int) or not 5 <= value <= 3600:
                 raise RulesError(f"{name} must be between 5 and 3600 seconds, got {value}")
+        if not isinstance(self.away_timer, int) or not (
+            self.away_timer == 0 or 5 <= self.away_timer <= 3600
+        ):
+            raise RulesError(f"away_timer must be 0 (off) or between 5 and 3600 seconds, got "
+                             f"{self.away_timer}")
         if self.progressive_stay and (self.variant == "ofc" or not self.progressive):
             raise RulesError(
                 "The progressive stay table is an option of progressive pineapple: classic ofc "
@@ -238,7 +249,7 @@ class Rules:
             if before == after or f.name in ("naturals", "extra"):
                 continue
             label = OPTION_LABELS.get(f.name, f.name.replace("_", " "))
-            unit = " s" if f.name in ("timer", "set_timer") else ""
+            unit = " s" if f.name in ("timer", "set_timer", "away_timer") else ""
             out.append(f"{label}: {word(before)}{unit} → {word(after)}{unit}")
         was, now = old.natural_values, self.natural_values
         for name in NATURAL_NAMES:
@@ -397,5 +408,9 @@ class Rules:
                 f"Shooting the moon: a clean board with a jack-high bottom wins "
                 f"{self.shoot_the_moon_points} more from each opponent."
             )
-        lines.append(f"Clock: {self.timer} s per decision, {self.set_timer} s for a full set.")
+        clock = f"Clock: {self.timer} s per decision, {self.set_timer} s for a full set"
+        if self.away_timer and v != "chinese":  # (a chinese hand is one decision)
+            clock += (f"; after a player's clock ran out, {self.away_timer} s for each of their "
+                      "later decisions in that hand until they act or sit in")
+        lines.append(clock + ".")
         return lines

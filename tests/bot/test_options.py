@@ -18,6 +18,7 @@ from .test_service import (
     BOB,
     CAROL,
     CH,
+    Clock,
     G,
     finish_by_autoplay,
     heads_up,
@@ -359,3 +360,41 @@ def test_stay_value_text_option_and_solver() -> None:
         assert keen == solve_fantasyland(cards, rules, stay_value=200.0)
         changed += keen.board != free.board
     assert changed > 0
+
+
+async def test_the_away_clock_is_an_option() -> None:
+    """``away_timer``: the clock of a player whose clock ran out, for their later decisions in
+    that hand (default 10 s, never more than the clock; 0 gives the whole clock)."""
+    assert Rules().away_timer == 10
+    for bad in (3, -1, 4000):
+        with pytest.raises(RulesError, match="away_timer must be 0"):
+            Rules(away_timer=bad)
+    assert Rules(variant="pineapple").with_text_options(["away_timer=0"]).away_timer == 0
+    assert "10 s for each of their later decisions" in " ".join(Rules(variant="ofc").describe())
+    assert "later decisions" not in " ".join(Rules(variant="chinese").describe())
+    assert "later decisions" not in " ".join(Rules(away_timer=0).describe())
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "away-option")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=30)
+    await svc.join(G, CH, BOB, "bob")
+    words, later = await svc.set_options(CH, ALICE, False, away_timer=0)
+    assert words == ["clock after a timeout: 10 s → 0 s"] and not later
+    with pytest.raises(ServiceError, match="away_timer must be 0"):
+        await svc.set_options(CH, ALICE, False, away_timer=2)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    first = t.hand.to_act()[0]
+    clock.offset += 31  # the first player's clock runs out ...
+    svc.rearm()
+    await until(lambda: t.hand is not None and first in t.away and t.hand.to_act() != [first])
+    other = t.hand.to_act()[0]
+    async with t.lock:
+        t.hand.autoplay(other)
+        await svc._after_action(t)
+    # ... and with the option off their next decision has the whole clock
+    assert t.hand.to_act() == [first] and t.deadlines[first] - clock() > 25
+    notice = next(str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in str(e[1]))
+    assert " s a decision" not in notice and "They play on in this hand and sit out" in notice
+    await svc.shutdown()
+    await store.close()

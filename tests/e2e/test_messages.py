@@ -78,9 +78,12 @@ async def test_history_lists_every_hand_asked_for(tmp_path: Any) -> None:
 
 async def test_a_player_who_walked_away_gets_a_short_clock(tmp_path: Any) -> None:
     """After a clock ran out once, the same player's later decisions in that hand get
-    AWAY_TIMER (the others waited the whole clock at every street: in ofc up to 8 minutes);
+    the ``away_timer`` option's clock, 10 s (the others waited the whole clock at every street:
+    in ofc up to 8 minutes);
     acting again gives the whole clock back.  The short clock survives a restart."""
-    from bot.service import AWAY_TIMER
+    from engine import Rules
+
+    AWAY_TIMER = Rules().away_timer
     from tests.e2e.conftest import panel_cards
 
     async with make_world(tmp_path, seed_factory=lambda: "leaver-clock") as w:

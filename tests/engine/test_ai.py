@@ -514,7 +514,8 @@ def test_tables_differing_only_in_clocks_share_the_warmed_model() -> None:
     """The AI's model (and the caches the warm-up fills) is shared by rules that differ only
     in what the AI does not read: the clocks and where the button goes."""
     plain = Rules(variant="pineapple")
-    timed = plain.with_options(timer=45, set_timer=120, button_stays_for_fantasyland=False)
+    timed = plain.with_options(timer=45, set_timer=120, away_timer=0,
+                               button_stays_for_fantasyland=False)
     assert timed != plain
     assert ai._model(timed, ai.DEFAULT_CONFIG) is ai._model(plain, ai.DEFAULT_CONFIG)
     assert ai._model(timed, ai.DEFAULT_CONFIG).learned is not None  # still the learned value
