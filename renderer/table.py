@@ -8,7 +8,7 @@ from dataclasses import replace
 from engine import Rules
 
 from .boardview import BoardMetrics, draw_board, live_royalties
-from .colours import FANTASY, MUTED, RGB, TEXT, mix
+from .colours import FANTASY, LOSE, MUTED, RGB, TEXT, mix
 from .common import (
     board_text,
     chip,
@@ -125,6 +125,10 @@ def _seat(scene: Scene, m: Metrics, bm: BoardMetrics, view: TableView, i: int, s
         box = scene.pill(right, cy2 - m(12), "FANTASYLAND", m(14), FANTASY, (255, 255, 255),
                          align="right", height=m(24))
         right = box[0] - m(6)
+    if fouled(seat, view.variant, view.rules):
+        box = scene.pill(right, cy2 - m(12), "FOULED", m(14), mix(LOSE, (0, 0, 0), 0.25),
+                         (255, 255, 255), align="right", height=m(24))
+        right = box[0] - m(6)
     tx = x + pad
     right -= m(4)
     line_colour: RGB = (200, 226, 210)
@@ -150,6 +154,13 @@ def _seat(scene: Scene, m: Metrics, bm: BoardMetrics, view: TableView, i: int, s
                royalties=live_royalties(seat.board, view.variant, view.rules), m=m)
     if seat.sitting_out:
         scene.veil((x, y, x + pw, y + ph), m(18), theme.background, 110)
+
+
+def fouled(seat: SeatView, variant: str, rules: Rules | None) -> bool:
+    """Whether the seat's board is finished and fouls (public: every card of it is face up),
+    shown before the showdown settles it."""
+    return (variant != "chinese" and not seat.hidden and seat.board.is_complete
+            and seat.board.is_foul(rules))
 
 
 def _status(seat: SeatView) -> str:
@@ -198,6 +209,8 @@ def describe_seat(seat: SeatView, variant: str, rules: Rules | None = None) -> s
         extras.append(f"stack {seat.stack}")
     if seat.fantasyland:
         extras.append("fantasyland")
+    if fouled(seat, variant, rules):
+        extras.append("fouled")
     if seat.sitting_out:
         extras.append("sitting out")
     if seat.is_turn:

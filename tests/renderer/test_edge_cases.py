@@ -145,6 +145,20 @@ def test_a_board_fouled_by_strict_top_shows_no_royalties(drawn: list[Drawn]) -> 
     assert "+4" not in texts(drawn)
 
 
+def test_a_finished_fouled_board_is_marked_before_the_showdown(drawn: list[Drawn]) -> None:
+    """Every card of a finished board is face up, so whether it fouls is public: the table says
+    so at once (it only lost its royalty badges until the showdown)."""
+    seats = (SeatView("Sam", STRICT_FOUL), SeatView("Other", Board()))
+    for view, marked in ((TableView("t", "ofc", seats), False),
+                         (TableView("t", "ofc", seats, rules=STRICT), True),
+                         (TableView("t", "chinese", seats, rules=STRICT), False)):
+        drawn.clear()
+        table_scene(view)
+        assert ("FOULED" in texts(drawn)) is marked
+        assert ("Sam — " in describe_table(view)
+                and ("· fouled" in describe_table(view)) is marked)
+
+
 # -- 3. and 9. the units pill ---------------------------------------------------------------------
 def _heads_up(units: tuple[int, int]) -> ShowdownView:
     rules = Rules(variant="ofc")
