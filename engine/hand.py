@@ -236,10 +236,15 @@ class Hand:
     def _finish(self) -> None:
         boards: list[Board | None] = []
         for seat in range(self.n):
+            board = self.boards[seat]
             if self.naturals[seat] or self.surrendered[seat]:
-                boards.append(self.boards[seat] if self.boards[seat].is_complete else None)
+                # an open-face board stays as it was left (face up, public); a chinese set or a
+                # natural shows only when complete
+                shown = board.is_complete or (self.surrendered[seat]
+                                              and self.rules.variant != "chinese")
+                boards.append(board if shown else None)
             else:
-                boards.append(self.boards[seat])
+                boards.append(board)
         naturals = {s: nat for s, nat in enumerate(self.naturals) if nat}
         surrendered = [s for s in range(self.n) if self.surrendered[s]]
         self.settlement = settle(boards, self.rules, surrendered, naturals)

@@ -244,6 +244,20 @@ def test_chinese_surrender_and_sets_hidden() -> None:
     h.autoplay(0)
     assert h.is_over and h.settlement is not None
     assert h.settlement.totals[2] == -6
+    assert h.settlement.boards[2] is None  # a chinese surrender shows no cards
+
+
+def test_an_open_face_surrender_shows_the_board_as_it_was_left() -> None:
+    """The cards a player placed before surrendering were face up: the showdown keeps them
+    (it showed 13 backs, cards never dealt); the discards and pending cards stay hidden."""
+    h = Hand(Rules(variant="pineapple"), ["Ann", "Bob"], button=1, seed=21)
+    _place_first(h, 0)
+    left = h.boards[0]
+    h.autoplay(1)
+    h.surrender(0)
+    play_out(h, random.Random(5))
+    assert h.settlement is not None and h.settlement.surrendered[0]
+    assert h.settlement.boards[0] == left and len(left) == 5
 
 
 def test_ofc_surrender_mid_hand_skips_seat() -> None:
