@@ -921,7 +921,8 @@ class TableService:
             text = "You are sitting out: you will not be dealt in until `/ofc sitin`."
             hs = t.hand_seat_of(seat.seat_no) if t.hand is not None else None
             if hs is not None and t.hand is not None and not t.hand.done[hs]:
-                text += " You still play the hand being played" + self._surrender_hint(t, hs)
+                text += " You still play the hand being played" + (
+                    " (or `/ofc surrender`)." if t.hand.can_surrender(hs) else ".")
             if waiting:
                 text += (f" Your fantasyland ({waiting} cards) waits for you: it is dealt when "
                          "you sit in again (leaving the table forfeits it).")
@@ -933,12 +934,6 @@ class TableService:
         if waiting:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
         return f"{back}you will be dealt in from the next hand."
-
-    @staticmethod
-    def _surrender_hint(t: TableState, hs: int) -> str:
-        """The end of a sentence about the hand seat ``hs``'s part of the hand being played."""
-        return " (or `/ofc surrender`)." if t.hand is not None and t.hand.can_surrender(hs) \
-            else "."
 
     async def _back_in_hand(self, t: TableState, seat_no: int) -> None:
         """A player whose clock ran out in this hand sits in again: their next decisions get

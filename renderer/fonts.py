@@ -81,20 +81,19 @@ def _code_points(*parts: int | range) -> frozenset[int]:
     return frozenset(out)
 
 
-_NO_INK = _code_points(
+_BLANK_GLYPHS = frozenset((0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800))
+"""Letters and symbols whose glyph is blank, as wide as a letter (the Hangul fillers, the
+braille blank): drawn as a space."""
+_NO_INK = _BLANK_GLYPHS | _code_points(
     # Unicode's default-ignorable code points: zero-width spaces and joiners, bidi controls,
     # word joiners, variation selectors, the byte order mark, tags…
     0x00AD, 0x034F, 0x061C, range(0x17B4, 0x17B6), range(0x180B, 0x1810),
     range(0x200B, 0x2010), range(0x202A, 0x202F), range(0x2060, 0x2070),
     range(0xFE00, 0xFE10), 0xFEFF, range(0xFFF0, 0xFFF9), range(0x1BCA0, 0x1BCA4),
     range(0x1D173, 0x1D17B), range(0xE0000, 0xE1000),
-    # letters and symbols whose glyph is blank: the Hangul fillers, the braille blank
-    0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800,
 )
 """Characters that put no ink on the page although fonts may have a glyph for them (the
 "invisible" names people pick: U+3164 HANGUL FILLER, U+2800 BRAILLE PATTERN BLANK, U+200B…)."""
-_BLANK_GLYPHS = frozenset((0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800))
-"""The ones of ``_NO_INK`` that are as wide as a letter: drawn as a space."""
 MAX_MARKS = 3
 """Combining marks kept on one base character (Vietnamese needs two, pointed Hebrew three;
 "Zalgo" text stacks dozens above and below the line, over whatever is drawn there)."""

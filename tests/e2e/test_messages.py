@@ -7,7 +7,17 @@ import asyncio
 import re
 from typing import Any
 
-from tests.e2e.conftest import make_world
+from tests.e2e.conftest import World, make_world, panel_cards
+
+
+async def open_table(w: World, *others: Any, **options: Any) -> None:
+    """The bot started, alice's table (ofc unless ``options`` say otherwise) with ``others``
+    seated (bob when none), its first hand dealt."""
+    await w.start_bot()
+    await w.slash(w.alice, "ofc new", **{"variant": "ofc", **options})
+    for who in others or (w.bob,):
+        await w.slash(who, "ofc join")
+    await w.slash(w.alice, "ofc start")
 
 
 async def test_leave_answers_in_time_under_a_rate_limit(tmp_path: Any) -> None:
@@ -29,11 +39,7 @@ async def test_leave_answers_in_time_under_a_rate_limit(tmp_path: Any) -> None:
 
 async def test_leave_notices_name_but_do_not_ping_the_leaver(tmp_path: Any) -> None:
     async with make_world(tmp_path) as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc")
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.carol, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await open_table(w, w.bob, w.carol)
         await w.slash(w.carol, "ofc leave")  # in the hand: leaves after it
         await w.slash(w.bob, "ofc leave")
         await asyncio.sleep(0.3)
@@ -51,11 +57,8 @@ async def test_history_lists_every_hand_asked_for(tmp_path: Any) -> None:
     """25 hands of long names do not fit one message: the rest come as follow-ups, cut
     between hands (it was cut at 1,990 characters, mid-line, with no word of it)."""
     async with make_world(tmp_path, seed_factory=lambda: "hist", next_hand_delay=0.01) as w:
-        await w.start_bot()
+        await open_table(w, stake=1)
         svc = w.service
-        await w.slash(w.alice, "ofc new", variant="ofc", stake=1)
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
         for n in range(1, 26):
             await w.fake.wait_until(
                 lambda n=n: (t := svc.table_in_channel(w.chan.id)).hand is not None
@@ -84,13 +87,8 @@ async def test_a_player_who_walked_away_gets_a_short_clock(tmp_path: Any) -> Non
     from engine import Rules
 
     AWAY_TIMER = Rules().away_timer
-    from tests.e2e.conftest import panel_cards
-
     async with make_world(tmp_path, seed_factory=lambda: "leaver-clock") as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc", timer=60)
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await open_table(w, timer=60)
         svc = w.service
         t = svc.table_in_channel(w.chan.id)
         r = await w.slash(w.bob, "ofc leave")
@@ -148,13 +146,8 @@ async def test_a_card_another_panel_placed_is_named_and_the_panel_refreshed(
 ) -> None:
     """Two panels of one player (``/ofc hand`` twice, or the DM and the channel): picking in
     the older one a card the newer one put on a row said "<card> is not in your hand"."""
-    from tests.e2e.conftest import panel_cards
-
     async with make_world(tmp_path, seed_factory=lambda: "stale-sel") as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc")
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await open_table(w)
         first = await w.slash(w.bob, "ofc hand")
         second = await w.slash(w.bob, "ofc hand")
         cards = panel_cards(second.content)
@@ -173,13 +166,8 @@ async def test_a_card_another_panel_placed_is_named_and_the_panel_refreshed(
 
 async def test_a_panel_clicked_after_the_clock_ran_out_says_so(tmp_path: Any) -> None:
     """It said "That was already done" to a player who had done nothing."""
-    from tests.e2e.conftest import panel_cards
-
     async with make_world(tmp_path, seed_factory=lambda: "stale-timeout") as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc", timer=10)
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await open_table(w, timer=10)
         panel = await w.slash(w.bob, "ofc hand")
         cards = panel_cards(panel.content)
         w.clock.offset += 11
@@ -196,10 +184,7 @@ async def test_join_new_and_close_at_a_closing_table_agree(tmp_path: Any) -> Non
     """While a table closes after its hand, /ofc join said "open a new one with /ofc new" and
     /ofc new said "/ofc join to sit down"; a second /ofc close announced it again."""
     async with make_world(tmp_path, seed_factory=lambda: "closing") as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc")
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await open_table(w)
         assert "close after this hand" in (await w.slash(w.alice, "ofc close")).content
         for r in (await w.slash(w.carol, "ofc join"),
                   await w.slash(w.carol, "ofc new", variant="ofc")):
@@ -215,10 +200,7 @@ async def test_join_new_and_close_at_a_closing_table_agree(tmp_path: Any) -> Non
 async def test_join_while_leaving_points_to_sitin(tmp_path: Any) -> None:
     """It answered "already seated", hiding that the player still leaves after the hand."""
     async with make_world(tmp_path, seed_factory=lambda: "join-leaving") as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc")
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await open_table(w)
         await w.slash(w.bob, "ofc leave")
         r = await w.slash(w.bob, "ofc join")
         assert "leave after this hand" in r.content and "`/ofc sitin` keeps your seat" in r.content
@@ -228,16 +210,11 @@ async def test_join_while_leaving_points_to_sitin(tmp_path: Any) -> None:
 
 async def test_a_restart_leaves_one_turn_ping(tmp_path: Any) -> None:
     """The ping to delete was known in memory only: every restart left one more behind."""
-    from tests.e2e.conftest import panel_cards
-
     def pings() -> list[Any]:
         return [m for m in w.fake.messages(w.chan) if "your turn" in (m.content or "")]
 
     async with make_world(tmp_path, seed_factory=lambda: "ping-restart") as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="ofc")
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
+        await open_table(w)
         await w.fake.wait_until(lambda: len(pings()) == 1, 5, "the first ping")
         for _ in range(2):
             await w.stop_bot()
