@@ -25,6 +25,41 @@ attachment bytes), who can see them (ephemeral messages are visible only to the
 interaction's user), interaction acknowledgement latencies, every request, and
 any request the stand-in did not understand (``fake.unhandled``).
 
+Threads and forum posts (``add_thread``, ``add_forum_channel``/``add_forum_post``,
+``archive_thread``, ``unarchive_thread``, ``lock_thread``) are modelled after Discord's
+Threads topic (discord-api-docs, docs/topics/threads.md) and what discord.py 2.x reads:
+
+* a thread is a channel of type 11 (public) or 12 (private) with ``parent_id`` (a text
+  channel, type 0, or a forum, type 15), ``owner_id``, ``message_count``/``member_count``
+  and ``thread_metadata`` {archived, auto_archive_duration, archive_timestamp, locked,
+  create_timestamp (and invitable, private)}; a public thread started from a message, and
+  a forum post (its starter message by the owner), share that message's id;
+* GUILD_CREATE's ``threads`` lists the active threads the bot can see (archived ones are
+  not synced); THREAD_CREATE (``newly_created``) and THREAD_UPDATE are dispatched with the
+  GUILDS intent; ``GET /guilds/{id}/channels`` lists no thread; ``GET /channels/{thread}``,
+  ``PATCH /channels/{thread}`` (archived/locked/name, with Discord's permission rules) and
+  ``GET /guilds/{id}/threads/active`` work;
+* messages in a thread carry the thread's id as ``channel_id``, and so do interactions
+  from it, whose ``channel`` is the thread object (with ``permissions``);
+* permissions in a thread are the parent's (no overwrites are modelled anywhere); posting
+  needs SEND_MESSAGES_IN_THREADS ("SEND_MESSAGES has no effect in threads"), not
+  SEND_MESSAGES; a private thread is seen only by its members (the bot only if added) and
+  Manage Threads, others get 403 50001 Missing Access;
+* archived threads: users cannot use commands or components there (``slash``/``click``
+  raise ComponentUnavailable); a user's message (``say``) unarchives one that is not
+  locked; so does a message the bot posts (REST, or a public interaction response or
+  follow-up), with a THREAD_UPDATE; edits (and reactions) in an archived thread are refused
+  with 50083 "Thread is archived", deletes are allowed unless it is also locked;
+* locked threads: without Manage Threads nobody may post or edit there, nor use commands
+  (the message box is closed; buttons on its messages still work); the bot's posts, edits,
+  public interaction responses and follow-ups get 50083 (as in discord-api-docs#6884 and
+  #7707, with HTTP status 403 as #7707 shows; ephemeral responses are not refused).
+
+Not modelled: thread members beyond a private thread's list (THREAD_MEMBERS_UPDATE,
+joining), THREAD_LIST_SYNC, THREAD_DELETE, auto-archiving on a timer (a test archives with
+``archive_thread``), creating threads through the API, per-channel permission overwrites,
+and whether an interaction response may unarchive a thread (treated as a message).
+
 Notes for bots under test:
 
 * build the client with ``guild_ready_timeout=0.05`` (or so): discord.py waits that
@@ -108,6 +143,9 @@ class Perm:
     CHANGE_NICKNAME = 1 << 26
     MANAGE_ROLES = 1 << 28
     USE_APPLICATION_COMMANDS = 1 << 31
+    MANAGE_THREADS = 1 << 34
+    CREATE_PUBLIC_THREADS = 1 << 35
+    CREATE_PRIVATE_THREADS = 1 << 36
     SEND_MESSAGES_IN_THREADS = 1 << 38
 
 
@@ -177,6 +215,11 @@ OPT_SUB_COMMAND, OPT_SUB_COMMAND_GROUP, OPT_STRING, OPT_INTEGER, OPT_BOOLEAN = 1
 OPT_USER, OPT_CHANNEL, OPT_ROLE, OPT_MENTIONABLE, OPT_NUMBER, OPT_ATTACHMENT = 6, 7, 8, 9, 10, 11
 
 _MENTION_RE = re.compile(r"<@!?(\d+)>")
+THREAD_ARCHIVED = (403, 50083, "Thread is archived")
+"""Discord's answer to a post or an edit in a locked thread without Manage Threads (and an
+edit in an archived one).  The status is 403 as in discord-api-docs#7707 ("403 Forbidden
+(error code: 50083): Thread is archived"); #6884 shows the same code for a thread locked
+while it stays open."""
 
 
 # --------------------------------------------------------------------------------------
@@ -380,19 +423,41 @@ class FakeMember:
         return data
 
 
+CH_TEXT, CH_DM, CH_PUBLIC_THREAD, CH_PRIVATE_THREAD, CH_FORUM = 0, 1, 11, 12, 15
+THREAD_TYPES = {10, CH_PUBLIC_THREAD, CH_PRIVATE_THREAD}
+
+
 @dataclass(eq=False)
 class FakeChannel:
     id: int
-    type: int  # 0 guild text, 1 DM
+    type: int  # 0 guild text, 1 DM, 11 public thread, 12 private thread, 15 forum
     name: str | None = None
     guild_id: int | None = None
     position: int = 0
     topic: str | None = None
     recipient: FakeUser | None = None
+    # threads only (see FakeDiscord.add_thread)
+    parent_id: int | None = None
+    owner_id: int | None = None
+    archived: bool = False
+    locked: bool = False
+    auto_archive_duration: int = 1440
+    archive_ms: int = 0
+    thread_members: set[int] = field(default_factory=set)
+    message_count: int = 0
+    last_message_id: int | None = None
 
     @property
     def is_dm(self) -> bool:
-        return self.type == 1
+        return self.type == CH_DM
+
+    @property
+    def is_thread(self) -> bool:
+        return self.type in THREAD_TYPES
+
+    @property
+    def is_private_thread(self) -> bool:
+        return self.type == CH_PRIVATE_THREAD
 
     @property
     def mention(self) -> str:
@@ -406,6 +471,31 @@ class FakeChannel:
                 "last_message_id": None,
                 "flags": 0,
                 "recipients": [self.recipient.to_json()] if self.recipient else [],
+            }
+        if self.is_thread:
+            meta: dict[str, Any] = {
+                "archived": self.archived,
+                "auto_archive_duration": self.auto_archive_duration,
+                "archive_timestamp": _iso(self.archive_ms or snowflake_time_ms(self.id)),
+                "locked": self.locked,
+                "create_timestamp": _iso(snowflake_time_ms(self.id)),
+            }
+            if self.is_private_thread:
+                meta["invitable"] = True
+            return {
+                "id": str(self.id),
+                "type": self.type,
+                "guild_id": str(self.guild_id),
+                "name": self.name,
+                "parent_id": str(self.parent_id),
+                "owner_id": str(self.owner_id),
+                "last_message_id": str(self.last_message_id) if self.last_message_id else None,
+                "rate_limit_per_user": 0,
+                "flags": 0,
+                "message_count": self.message_count,
+                "total_message_sent": self.message_count,
+                "member_count": min(len(self.thread_members), 50),
+                "thread_metadata": meta,
             }
         return {
             "id": str(self.id),
@@ -423,7 +513,10 @@ class FakeChannel:
         }
 
     def __repr__(self) -> str:
-        return f"<FakeChannel #{self.name or 'dm'} id={self.id}>"
+        kind = " thread" if self.is_thread else ""
+        state = " archived" if self.archived else ""
+        state += " locked" if self.locked else ""
+        return f"<FakeChannel{kind} #{self.name or 'dm'} id={self.id}{state}>"
 
 
 @dataclass(eq=False)
@@ -433,6 +526,7 @@ class FakeGuild:
     owner_id: int
     roles: dict[int, FakeRole] = field(default_factory=dict)
     channels: dict[int, FakeChannel] = field(default_factory=dict)
+    threads: dict[int, FakeChannel] = field(default_factory=dict)  # active and archived
     members: dict[int, FakeMember] = field(default_factory=dict)
     created_ms: int = 0
 
@@ -1052,6 +1146,115 @@ class FakeDiscord:
             self._spawn(self._emit("CHANNEL_CREATE", chan.to_json()))
         return chan
 
+    def add_forum_channel(self, guild: FakeGuild, name: str) -> FakeChannel:
+        """A forum channel (type 15): it holds posts (threads), not messages."""
+        chan = FakeChannel(self._snowflake(), CH_FORUM, name, guild.id, len(guild.channels))
+        guild.channels[chan.id] = chan
+        self.channels[chan.id] = chan
+        if self._session_id is not None and self._has_intent(INTENT_GUILDS):
+            self._spawn(self._emit("CHANNEL_CREATE", chan.to_json()))
+        return chan
+
+    def add_thread(
+        self,
+        parent: FakeChannel,
+        name: str,
+        *,
+        owner: FakeUser | None = None,
+        private: bool = False,
+        members: Iterable[FakeUser] = (),
+        message: FakeMessage | None = None,
+    ) -> FakeChannel:
+        """A thread under text channel ``parent`` started by ``owner`` (a public one from
+        ``message`` shares its id, as on Discord), or a post of forum ``parent`` (its
+        starter message, by ``owner``, shares the thread's id).  Private threads (type 12)
+        are seen by their ``members`` (the owner is one) and by Manage Threads only; the bot
+        is a member only if listed.  THREAD_CREATE (``newly_created``) goes to the bot."""
+        if parent.is_thread or parent.is_dm or parent.guild_id is None:
+            raise ValueError("a thread needs a guild text or forum channel as its parent")
+        if private and parent.type != CH_TEXT:
+            raise ValueError("private threads live in text channels")
+        guild = self.guilds[parent.guild_id]
+        owner = owner or self.owner
+        tid = message.id if message is not None else self._snowflake()
+        thread = FakeChannel(
+            tid, CH_PRIVATE_THREAD if private else CH_PUBLIC_THREAD, name, guild.id,
+            parent_id=parent.id, owner_id=owner.id, archive_ms=int(time.time() * 1000),
+        )
+        thread.thread_members = {owner.id, *(u.id for u in members)}
+        guild.threads[tid] = thread
+        self.channels[tid] = thread
+        if parent.type == CH_FORUM:  # a forum post opens with its starter message
+            starter = FakeMessage(tid, thread, owner, name)
+            self._messages[starter.id] = starter
+            thread.message_count = 1
+            thread.last_message_id = starter.id
+            parent.last_message_id = tid
+        if self._session_id is not None and self._bot_sees(thread):
+            data = {**thread.to_json(), "newly_created": True}
+            self._spawn(self._emit("THREAD_CREATE", data))
+        return thread
+
+    def add_forum_post(
+        self, forum: FakeChannel, name: str, *, owner: FakeUser | None = None
+    ) -> FakeChannel:
+        """A post in a forum channel: a public thread whose starter message is its title."""
+        if forum.type != CH_FORUM:
+            raise ValueError(f"{forum!r} is not a forum channel")
+        return self.add_thread(forum, name, owner=owner)
+
+    async def archive_thread(
+        self, thread: FakeChannel, *, locked: bool | None = None, timeout: float = 5.0
+    ) -> None:
+        """A moderator (or the inactivity timer) archives ``thread`` ("Close"), and locks
+        it if ``locked``.  THREAD_UPDATE is sent (the client applies it when it reads it:
+        ``wait_until`` its cache if a test depends on that)."""
+        self._require_thread(thread)
+        thread.archived = True
+        if locked is not None:
+            thread.locked = locked
+        thread.archive_ms = int(time.time() * 1000)
+        await self._thread_updated(thread, timeout)
+
+    async def unarchive_thread(
+        self, thread: FakeChannel, *, unlock: bool = True, timeout: float = 5.0
+    ) -> None:
+        """A moderator reopens ``thread`` (and unlocks it unless ``unlock=False``)."""
+        self._require_thread(thread)
+        thread.archived = False
+        if unlock:
+            thread.locked = False
+        thread.archive_ms = int(time.time() * 1000)
+        await self._thread_updated(thread, timeout)
+
+    async def lock_thread(
+        self, thread: FakeChannel, locked: bool = True, *, timeout: float = 5.0
+    ) -> None:
+        """A moderator locks (or unlocks) ``thread`` and leaves it open: only Manage Threads
+        may post or edit there."""
+        self._require_thread(thread)
+        thread.locked = locked
+        await self._thread_updated(thread, timeout)
+
+    @staticmethod
+    def _require_thread(thread: FakeChannel) -> None:
+        if not thread.is_thread:
+            raise ValueError(f"{thread!r} is not a thread")
+
+    async def _thread_updated(self, thread: FakeChannel, timeout: float = 5.0) -> None:
+        """THREAD_UPDATE to the bot, waiting (at most ``timeout``) until it was sent."""
+        if self._session_id is not None and self._bot_sees(thread):
+            await asyncio.wait_for(self._emit("THREAD_UPDATE", thread.to_json()), timeout)
+        await self._bump()
+
+    def _bot_sees(self, chan: FakeChannel) -> bool:
+        guild = self._guild_of(chan)
+        return (
+            guild is not None
+            and self._has_intent(INTENT_GUILDS)
+            and bool(self.channel_permissions(chan, self.bot) & Perm.VIEW_CHANNEL)
+        )
+
     def add_user(
         self,
         name: str,
@@ -1121,6 +1324,23 @@ class FakeDiscord:
                 perms |= role.permissions
         if perms & Perm.ADMINISTRATOR:
             return ALL_PERMISSIONS
+        return perms
+
+    def channel_permissions(self, channel: FakeChannel, user: FakeUser) -> int:
+        """``user``'s permissions in ``channel`` (no overwrites are modelled).  A thread has
+        its parent's; a private thread is seen only by its members and by Manage Threads."""
+        guild = self._guild_of(channel)
+        if guild is None:
+            return 0
+        perms = self.permissions(guild, user)
+        if (
+            channel.is_private_thread
+            and user.id not in channel.thread_members
+            and not perms & Perm.MANAGE_THREADS
+        ):
+            perms &= ~Perm.VIEW_CHANNEL
+        if not perms & Perm.VIEW_CHANNEL:
+            return 0
         return perms
 
     def dm_channel(self, user: FakeUser) -> FakeChannel:
@@ -1506,9 +1726,22 @@ class FakeDiscord:
         return await self._dispatch_interaction(rec, wait=wait, timeout=timeout)
 
     async def say(self, user: FakeUser, channel: FakeChannel, content: str) -> FakeMessage:
-        """``user`` posts a plain message (MESSAGE_CREATE, subject to intents)."""
+        """``user`` posts a plain message (MESSAGE_CREATE, subject to intents).  In an
+        archived thread that is not locked the message unarchives it first (THREAD_UPDATE);
+        a locked thread takes messages only from Manage Threads."""
+        if channel.is_thread:
+            perms = self.channel_permissions(channel, user)
+            if not perms & Perm.SEND_MESSAGES_IN_THREADS:
+                raise ComponentUnavailable(f"{user!r} may not send messages in {channel!r}")
+            if channel.locked and not perms & Perm.MANAGE_THREADS:
+                raise ComponentUnavailable(f"{channel!r} is locked")
+            if channel.archived:
+                channel.archived = False
+                channel.archive_ms = int(time.time() * 1000)
+                await self._thread_updated(channel)
         msg = FakeMessage(self._snowflake(), channel, user, content)
         self._messages[msg.id] = msg
+        self._count_message(msg)
         await self._message_event("MESSAGE_CREATE", msg)
         await self._bump(msg, "create")
         return msg
@@ -1557,6 +1790,8 @@ class FakeDiscord:
             raise ComponentUnavailable(f"{user!r} is not a member of {guild!r}")
         if channel.is_dm and channel.recipient is not user:
             raise ComponentUnavailable(f"{user!r} cannot use {channel!r}")
+        if channel.is_thread:
+            self._check_thread_use(user, channel, itype)
         rec = FakeInteraction(
             id=self._snowflake(),
             token="aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48),
@@ -1587,9 +1822,9 @@ class FakeDiscord:
             payload["guild"] = {"id": str(guild.id), "locale": "en-US", "features": []}
             payload["guild_locale"] = "en-US"
             payload["member"] = guild.members[user.id].to_json(
-                permissions=self.permissions(guild, user)
+                permissions=self.channel_permissions(channel, user)
             )
-            payload["app_permissions"] = str(self.permissions(guild, self.bot))
+            payload["app_permissions"] = str(self.channel_permissions(channel, self.bot))
             payload["authorizing_integration_owners"] = {"0": str(guild.id)}
             payload["context"] = 0
         else:
@@ -1606,8 +1841,29 @@ class FakeDiscord:
         data = channel.to_json()
         guild = self._guild_of(channel)
         if guild is not None:
-            data["permissions"] = str(self.permissions(guild, user))
+            data["permissions"] = str(self.channel_permissions(channel, user))
         return data
+
+    def _check_thread_use(self, user: FakeUser, thread: FakeChannel, itype: int) -> None:
+        """What a Discord client lets a user do in a thread: nothing in an archived one
+        ("Users cannot edit messages, add reactions, use application commands, or join
+        archived threads": sending a message, ``say()``, unarchives it first); no commands
+        in a locked one without Manage Threads (its message box is closed; buttons on its
+        messages still work); nothing in a private one they cannot see."""
+        perms = self.channel_permissions(thread, user)
+        if not perms & Perm.VIEW_CHANNEL:
+            raise ComponentUnavailable(f"{user!r} cannot see {thread!r}")
+        if thread.archived:
+            raise ComponentUnavailable(
+                f"{thread!r} is archived: a user must send a message there (say) to "
+                "unarchive it first, or a moderator unarchive it"
+            )
+        if (
+            thread.locked
+            and itype in (IT_COMMAND, IT_AUTOCOMPLETE)
+            and not perms & Perm.MANAGE_THREADS
+        ):
+            raise ComponentUnavailable(f"{thread!r} is locked: {user!r} cannot use commands")
 
     async def _dispatch_interaction(
         self, rec: FakeInteraction, *, wait: bool, timeout: float
@@ -2070,7 +2326,12 @@ class FakeDiscord:
             "emojis": [],
             "stickers": [],
             "channels": [c.to_json() for c in guild.channels.values()],
-            "threads": [],
+            # like Discord: the active threads the bot can see (archived ones are not synced)
+            "threads": [
+                t.to_json()
+                for t in guild.threads.values()
+                if not t.archived and self.channel_permissions(t, self.bot) & Perm.VIEW_CHANNEL
+            ],
             # like Discord: the full member list only with the GUILD_MEMBERS intent
             "members": [
                 m.to_json()
@@ -2119,6 +2380,8 @@ class FakeDiscord:
         r("POST", "/users/@me/channels", self._h_create_dm)
         r("GET", "/users/{user_id}", self._h_get_user)
         r("GET", "/channels/{channel_id}", self._h_get_channel)
+        r("PATCH", "/channels/{channel_id}", self._h_edit_channel)
+        r("GET", "/guilds/{guild_id}/threads/active", self._h_active_threads)
         r("GET", "/channels/{channel_id}/messages", self._h_list_messages)
         r("POST", "/channels/{channel_id}/messages", self._h_create_message)
         r("POST", "/channels/{channel_id}/typing", self._h_typing)
@@ -2493,6 +2756,7 @@ class FakeDiscord:
             msg.type = 20 if interaction.type == IT_COMMAND else 0
         msg.attachments = self._attachments_for(channel, payload, files, [])
         self._messages[msg.id] = msg
+        self._count_message(msg)
         return msg
 
     def _edit_message(
@@ -2643,12 +2907,45 @@ class FakeDiscord:
             if chan.recipient is None or not chan.recipient.dms_open or chan.recipient.bot:
                 raise ApiError(403, 50007, "Cannot send messages to this user")
             return
-        guild = self._guild_of(chan)
-        perms = self.permissions(guild, self.bot) if guild else 0
-        if not perms & Perm.VIEW_CHANNEL or not perms & Perm.SEND_MESSAGES:
+        if chan.type == CH_FORUM:  # a forum holds posts (threads), not messages
+            raise ApiError(400, 50024, "Cannot execute action on this channel type")
+        perms = self.channel_permissions(chan, self.bot)
+        if not perms & Perm.VIEW_CHANNEL:
+            raise ApiError(403, 50001, "Missing Access")
+        # "The SEND_MESSAGES permission has no effect in threads" (Discord's Threads topic)
+        need = Perm.SEND_MESSAGES_IN_THREADS if chan.is_thread else Perm.SEND_MESSAGES
+        if not perms & need:
             raise ApiError(403, 50013, "Missing Permissions")
         if files and not perms & Perm.ATTACH_FILES:
             raise ApiError(403, 50013, "Missing Permissions")
+
+    async def _before_bot_post(self, chan: FakeChannel) -> None:
+        """A message the bot posts in a thread (a REST message, or a public interaction
+        response or follow-up): refused in a locked thread without Manage Threads (50083);
+        an archived thread that is not locked is unarchived by it (THREAD_UPDATE)."""
+        if not chan.is_thread:
+            return
+        if chan.locked and not self.channel_permissions(chan, self.bot) & Perm.MANAGE_THREADS:
+            raise ApiError(*THREAD_ARCHIVED)
+        if chan.archived:
+            chan.archived = False
+            chan.archive_ms = int(time.time() * 1000)
+            await self._thread_updated(chan)
+
+    def _before_bot_edit(self, msg: FakeMessage) -> None:
+        """No edits of public messages in an archived thread, nor (without Manage Threads)
+        in a locked one: 50083.  Ephemeral messages are not the thread's."""
+        chan = msg.channel
+        if not chan.is_thread or msg.ephemeral:
+            return
+        manage = self.channel_permissions(chan, self.bot) & Perm.MANAGE_THREADS
+        if chan.archived or (chan.locked and not manage):
+            raise ApiError(*THREAD_ARCHIVED)
+
+    def _count_message(self, msg: FakeMessage) -> None:
+        if not msg.ephemeral:
+            msg.channel.message_count += 1
+            msg.channel.last_message_id = msg.id
 
     async def _h_gateway_info(self, req: _Req) -> tuple[int, Any]:
         body: dict[str, Any] = {"url": self.gateway_url}
@@ -2711,6 +3008,50 @@ class FakeDiscord:
     async def _h_get_channel(self, req: _Req, channel_id: str) -> tuple[int, Any]:
         return 200, self._channel(channel_id).to_json()
 
+    async def _h_edit_channel(self, req: _Req, channel_id: str) -> tuple[int, Any]:
+        """Modify a thread (Discord's rules: unarchiving needs Manage Threads when it is
+        locked; archiving, renaming or locking needs Manage Threads or being its creator;
+        ``locked`` always Manage Threads) or a channel's name and topic (Manage Channels)."""
+        chan = self._channel(channel_id)
+        body = req.payload or {}
+        perms = self.channel_permissions(chan, self.bot)
+        if not chan.is_thread:
+            if chan.is_dm or not perms & Perm.MANAGE_CHANNELS:
+                raise ApiError(403, 50013, "Missing Permissions")
+            chan.name = body.get("name", chan.name)
+            chan.topic = body.get("topic", chan.topic)
+            return 200, chan.to_json()
+        manage = bool(perms & Perm.MANAGE_THREADS)
+        creator = chan.owner_id == self.bot.id
+        if "locked" in body and bool(body["locked"]) != chan.locked and not manage:
+            raise ApiError(403, 50013, "Missing Permissions")
+        if body.get("archived") is False and chan.locked and not (manage or creator):
+            raise ApiError(403, 50013, "Missing Permissions")
+        if (body.get("archived") is True or "name" in body) and not (manage or creator):
+            raise ApiError(403, 50013, "Missing Permissions")
+        if chan.archived and body.get("archived") is not False and not manage:
+            raise ApiError(*THREAD_ARCHIVED)
+        if "name" in body:
+            chan.name = str(body["name"])
+        if "locked" in body:
+            chan.locked = bool(body["locked"])
+        if "auto_archive_duration" in body:
+            chan.auto_archive_duration = int(body["auto_archive_duration"])
+        if "archived" in body and bool(body["archived"]) != chan.archived:
+            chan.archived = bool(body["archived"])
+            chan.archive_ms = int(time.time() * 1000)
+        await self._thread_updated(chan)
+        return 200, chan.to_json()
+
+    async def _h_active_threads(self, req: _Req, guild_id: str) -> tuple[int, Any]:
+        guild = self._guild(guild_id)
+        threads = [
+            t.to_json()
+            for t in guild.threads.values()
+            if not t.archived and self.channel_permissions(t, self.bot) & Perm.VIEW_CHANNEL
+        ]
+        return 200, {"threads": threads, "members": []}
+
     async def _h_list_messages(self, req: _Req, channel_id: str) -> tuple[int, Any]:
         chan = self._channel(channel_id)
         msgs = self.messages(chan, include_ephemeral=False)
@@ -2728,6 +3069,8 @@ class FakeDiscord:
     async def _h_create_message(self, req: _Req, channel_id: str) -> tuple[int, Any]:
         chan = self._channel(channel_id)
         self._check_send(chan, req.files)
+        self._validate_message(req.payload or {}, creating=True, has_files=bool(req.files))
+        await self._before_bot_post(chan)
         msg = self._create_message(chan, req.payload or {}, req.files)
         await self._created(msg)
         return 200, self._message_json(msg)
@@ -2743,6 +3086,7 @@ class FakeDiscord:
         msg = self._channel_message(channel_id, message_id)
         if msg.author is not self.bot:
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
+        self._before_bot_edit(msg)
         self._edit_message(msg, req.payload or {}, req.files)
         await self._edited(msg)
         return 200, self._message_json(msg)
@@ -2751,6 +3095,14 @@ class FakeDiscord:
         self, req: _Req, channel_id: str, message_id: str
     ) -> tuple[int, Any]:
         msg = self._channel_message(channel_id, message_id)
+        chan = msg.channel
+        if (
+            chan.is_thread
+            and chan.archived
+            and chan.locked
+            and not self.channel_permissions(chan, self.bot) & Perm.MANAGE_THREADS
+        ):  # deleting is allowed in an archived thread, in a locked one only while active
+            raise ApiError(*THREAD_ARCHIVED)
         await self._deleted(msg)
         return 204, None
 
@@ -2758,6 +3110,7 @@ class FakeDiscord:
         self, req: _Req, channel_id: str, message_id: str, emoji: str
     ) -> tuple[int, Any]:
         msg = self._channel_message(channel_id, message_id)
+        self._before_bot_edit(msg)  # no reactions in archived (or locked) threads
         msg.reactions.setdefault(emoji, set()).add(self.bot.id)
         await self._bump(msg)
         return 204, None
@@ -2893,6 +3246,12 @@ class FakeDiscord:
             raise err
 
         try:
+            if rec.channel.is_thread:
+                ephemeral = bool(int(data.get("flags") or 0) & FLAG_EPHEMERAL)
+                if ctype in (CB_MESSAGE, CB_DEFERRED_MESSAGE) and not ephemeral:
+                    await self._before_bot_post(rec.channel)
+                elif ctype == CB_UPDATE and rec.source_message is not None:
+                    self._before_bot_edit(rec.source_message)
             msg = self._apply_callback(rec, ctype, data, req.files)
         except ApiError as err:
             rec.errors.append(err)
@@ -3006,11 +3365,15 @@ class FakeDiscord:
         if rec.callback_type == CB_DEFERRED_MESSAGE and original is not None and original.loading:
             # the first follow-up after a "thinking" defer replaces the loading message
             self._validate_message(payload, creating=True, has_files=bool(req.files))
+            if not original.ephemeral:  # (a thread locked meanwhile refuses it: 50083)
+                await self._before_bot_post(original.channel)
             self._edit_message(original, payload, req.files)
             msg = original
             await self._edited(msg)
         else:
             ephemeral = bool(int(payload.get("flags") or 0) & FLAG_EPHEMERAL)
+            if not ephemeral:
+                await self._before_bot_post(rec.channel)
             msg = self._create_message(
                 rec.channel, payload, req.files, interaction=rec, ephemeral=ephemeral
             )
@@ -3033,6 +3396,7 @@ class FakeDiscord:
     ) -> tuple[int, Any]:
         rec = self._webhook_interaction(app_id, token)
         msg = self._webhook_message(rec, message_id)
+        self._before_bot_edit(msg)
         self._edit_message(msg, req.payload or {}, req.files)
         if message_id == "@original" or msg is rec.response_message:
             rec._answered.set()

@@ -5,7 +5,7 @@ every feature of the stand-in: ephemeral replies, deferred replies with files,
 views (buttons and selects, UPDATE_MESSAGE and DEFERRED_UPDATE_MESSAGE), DMs to
 open and closed inboxes, 429 handling, modals, autocomplete, permission-gated
 commands, the 3-second acknowledgement deadline, gateway resume, and the
-loopback-only guard.
+loopback-only guard, and threads (public, private, forum posts; archived and locked).
 """
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ from aiohttp.test_utils import make_mocked_request
 from discord import app_commands
 
 from .fakediscord import (
+    DEFAULT_BOT_PERMISSIONS,
+    DEFAULT_EVERYONE_PERMISSIONS,
     ComponentUnavailable,
     FakeDiscord,
     InteractionFailed,
+    Perm,
     is_loopback,
     snowflake_time_ms,
 )
@@ -461,6 +464,121 @@ async def test_gateway_reconnect_resume_and_reidentify(fake: FakeDiscord) -> Non
         )
     assert fake.unhandled == []
     fake.assert_clean()
+
+
+async def test_threads_and_forum_posts(fake: FakeDiscord) -> None:
+    """Threads as Discord has them: synced at GUILD_CREATE and by THREAD_CREATE/UPDATE,
+    interactions and messages carrying the thread's id, the parent's permissions with
+    Send Messages in Threads, archived threads unarchived by a message, locked ones
+    refusing the bot (50083), private ones hidden from non-members."""
+    guild = fake.add_guild()
+    chan = fake.add_text_channel(guild, "games")
+    forum = fake.add_forum_channel(guild, "tables")
+    alice = fake.add_user("alice", guild=guild)
+    thread = fake.add_thread(chan, "poker night", owner=alice)
+    hidden = fake.add_thread(chan, "secret", owner=alice, private=True)
+    bot = MiniBot(guild.id)
+    auth = {"Authorization": f"Bot {fake.token}"}
+    async with fake.run_client(bot), aiohttp.ClientSession() as http:
+
+        async def post(where: int, text: str) -> tuple[int, dict]:
+            url = f"{fake.api_base}/channels/{where}/messages"
+            async with http.post(url, json={"content": text}, headers=auth) as resp:
+                return resp.status, await resp.json()
+
+        async def edit(where: int, mid: int, text: str) -> tuple[int, dict]:
+            url = f"{fake.api_base}/channels/{where}/messages/{mid}"
+            async with http.patch(url, json={"content": text}, headers=auth) as resp:
+                return resp.status, await resp.json()
+
+        g = bot.get_guild(guild.id)
+        assert g is not None
+        synced = g.get_thread(thread.id)  # GUILD_CREATE's threads
+        assert synced is not None and synced.parent_id == chan.id and not synced.archived
+        assert g.get_thread(hidden.id) is None  # the bot is not a member of the private one
+        assert thread.id not in {c.id for c in g.channels}
+        # a forum post made while connected: THREAD_CREATE; its starter message shares its id
+        post_thread = fake.add_forum_post(forum, "table one", owner=alice)
+        await fake.wait_until(lambda: g.get_thread(post_thread.id) is not None, 2.0, "post")
+        thr = g.get_thread(post_thread.id)
+        assert thr is not None and isinstance(thr.parent, discord.ForumChannel)
+        assert [m.id for m in fake.messages(post_thread)] == [post_thread.id]
+
+        # an interaction from the thread: channel_id is the thread, the bot's messages land there
+        rec = await fake.slash(alice, thread, "mini announce", text="hi")
+        assert rec.payload["channel_id"] == str(thread.id)
+        assert rec.payload["channel"]["type"] == 11
+        assert rec.payload["channel"]["parent_id"] == str(chan.id)
+        assert fake.last_message(thread).content == "announcement: hi"
+        assert fake.last_message(chan) is None
+        rec = await fake.slash(alice, post_thread, "mini announce", text="in the post")
+        assert fake.last_message(post_thread).content == "announcement: in the post"
+        counter = await fake.slash(alice, thread, "mini counter")
+
+        # archived: no commands, no edits; a message (the bot's or a user's) unarchives it
+        await fake.archive_thread(thread)
+        await fake.wait_until(lambda: g.get_thread(thread.id) is None, 2.0, "archived")
+        with pytest.raises(ComponentUnavailable):
+            await fake.slash(alice, thread, "mini hello")
+        with pytest.raises(ComponentUnavailable):
+            await fake.click(alice, counter, label="Add")
+        status, body = await edit(thread.id, counter.message.id, "x")
+        assert (status, body["code"]) == (403, 50083)
+        status, body = await post(thread.id, "wake up")
+        assert status == 200 and body["channel_id"] == str(thread.id)
+        assert not thread.archived
+        await fake.wait_until(lambda: g.get_thread(thread.id) is not None, 2.0, "unarchived")
+        await fake.archive_thread(thread)
+        await fake.say(alice, thread, "anyone?")
+        assert not thread.archived
+
+        # locked: the bot may neither post nor edit (50083), even after a moderator reopens it
+        await fake.archive_thread(thread, locked=True)
+        status, body = await post(thread.id, "hello?")
+        assert (status, body["code"]) == (403, 50083) and thread.archived
+        with pytest.raises(ComponentUnavailable):
+            await fake.say(alice, thread, "let me in")
+        await fake.unarchive_thread(thread, unlock=False)
+        assert thread.locked and not thread.archived
+        with pytest.raises(ComponentUnavailable):  # the message box is closed
+            await fake.slash(alice, thread, "mini hello")
+        with pytest.raises(InteractionFailed):  # a button works, but its public edit does not
+            await fake.click(alice, counter, label="Add")
+        status, body = await post(thread.id, "hello?")
+        assert (status, body["code"]) == (403, 50083)
+        await fake.unarchive_thread(thread)
+        assert (await post(thread.id, "back"))[0] == 200
+
+        # the bot may not unarchive a locked thread without Manage Threads
+        await fake.archive_thread(thread, locked=True)
+        url = f"{fake.api_base}/channels/{thread.id}"
+        async with http.patch(url, json={"archived": False}, headers=auth) as resp:
+            assert resp.status == 403
+        await fake.unarchive_thread(thread)
+
+        # private thread: hidden from the bot until it is a member
+        status, body = await post(hidden.id, "psst")
+        assert (status, body["code"]) == (403, 50001)
+        with pytest.raises(ComponentUnavailable):
+            await fake.slash(fake.add_user("eve", guild=guild), hidden, "mini hello")
+
+        # Send Messages in Threads, not Send Messages, lets the bot post in a thread
+        everyone = guild.everyone
+        bot_role = guild.role(fake.bot.name)
+        assert bot_role is not None
+        everyone.permissions &= ~Perm.SEND_MESSAGES_IN_THREADS
+        bot_role.permissions &= ~Perm.SEND_MESSAGES_IN_THREADS
+        status, body = await post(thread.id, "in the thread")
+        assert (status, body["code"]) == (403, 50013)
+        assert (await post(chan.id, "in the channel"))[0] == 200
+        rec = await fake.slash(alice, thread, "mini hello")  # an answer needs no permission
+        assert rec.content == "hello world"
+        assert not int(rec.payload["app_permissions"]) & Perm.SEND_MESSAGES_IN_THREADS
+        everyone.permissions = DEFAULT_EVERYONE_PERMISSIONS & ~Perm.SEND_MESSAGES
+        bot_role.permissions = DEFAULT_BOT_PERMISSIONS & ~Perm.SEND_MESSAGES
+        assert (await post(thread.id, "in the thread"))[0] == 200
+        assert (await post(chan.id, "in the channel"))[1]["code"] == 50013
+    fake.assert_clean(allow_api_errors={50083, 50013, 50001})
 
 
 async def test_unsynced_commands_inferred_from_python_types() -> None:
