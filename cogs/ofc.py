@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -70,6 +70,20 @@ def _name(user: discord.abc.User) -> str:
     return getattr(user, "display_name", None) or user.name
 
 
+def _what_to_allow(interaction: discord.Interaction) -> str:
+    """What the bot needs to post in the interaction's channel, in the words of Discord's
+    settings: in a thread, Send Messages in Threads (Send Messages does nothing there), and
+    a private thread takes the bot as a member."""
+    channel = interaction.channel
+    if isinstance(channel, discord.Thread):
+        if channel.type is discord.ChannelType.private_thread:
+            return ("add me to this private thread (mention me in it), and check that I may "
+                    "attach files here.")
+        return ("check that this thread is not locked and that I have the **Send Messages "
+                "in Threads** and **Attach Files** permissions here.")
+    return "check that I may send messages and attach files here."
+
+
 @app_commands.guild_only()
 class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chinese Poker"):
     def __init__(self, bot: OFCBot) -> None:
@@ -82,6 +96,20 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 
     async def cog_unload(self) -> None:
         await self.presenter.close()
+
+    @commands.Cog.listener()
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        """A thread holding a table is open (again): its table message catches up with what
+        could not be shown while the thread was archived or locked (edits are refused there,
+        and a thread is reopened by a moderator or by a message, the bot's own included)."""
+        meta: Any = payload.data.get("thread_metadata") or {}
+        if meta.get("archived") or meta.get("locked"):
+            return
+        try:
+            t = self.service.table_in_channel(payload.thread_id)
+        except ServiceError:  # no table in this thread
+            return
+        await self.presenter.table_changed(t)
 
     # ---------------------------------------------------------------- tables
     @app_commands.command(name="new", description="Open a table in this channel (you take a seat)")
@@ -121,9 +149,10 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             await self.presenter.post_table(t, edit=False)
         except discord.HTTPException:
             log.exception("could not post the table message of table %s", t.id)
+            where = "thread" if isinstance(interaction.channel, discord.Thread) else "channel"
             await interaction.followup.send(
-                "The table is open, but I could not post its picture in this channel: check "
-                "that I may send messages and attach files here.", ephemeral=True,
+                f"The table is open, but I could not post its picture in this {where}: "
+                + _what_to_allow(interaction), ephemeral=True,
             )
         except Exception:  # e.g. drawing it failed: the table is open all the same
             log.exception("could not post the table message of table %s", t.id)

@@ -76,8 +76,19 @@ async def send_panel(
     else:
         assert channel_id is not None
         state = service.panel_in_channel(channel_id, interaction.user.id)
-    text, file, view = await panel_payload(bot, state)
+    text, file, view = await panel_payload(bot, state, note=_closed_thread_note(interaction))
     await interaction.response.send_message(text, file=file, view=view, ephemeral=True)
+
+
+def _closed_thread_note(interaction: discord.Interaction) -> str:
+    """In a locked thread the buttons still work but the bot cannot post (its table message,
+    turn pings and showdowns stop): the player who opens a panel there is told why."""
+    channel = interaction.channel
+    if (isinstance(channel, discord.Thread) and channel.locked
+            and not interaction.app_permissions.manage_threads):
+        return ("⚠️ This thread is locked, so the table cannot post here (its picture, turn "
+                "pings, showdowns) until a moderator unlocks it. Your moves still count.")
+    return ""
 
 
 async def panel_payload(
