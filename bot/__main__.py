@@ -18,7 +18,7 @@ OFC Table needs a Discord bot token to connect (DISCORD_TOKEN is not set).
      (see .env.example for every setting).
   4. Invite the bot to your server with this URL (replace APP_ID with the
      application's id from "General Information"):
-     https://discord.com/oauth2/authorize?client_id=APP_ID&scope=bot+applications.commands&permissions=117760
+     https://discord.com/oauth2/authorize?client_id=APP_ID&scope=bot+applications.commands&permissions=274878024704
   5. Run `make run` again.
 
 No Discord at hand? Play against the computer in this terminal:  make play   (ofc-bot play)

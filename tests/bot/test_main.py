@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import discord
@@ -157,3 +158,18 @@ def test_debug_logging_is_the_bots_own_never_the_libraries(level: str) -> None:
     finally:
         root.setLevel(saved[0])
         ours.setLevel(saved[1])
+
+
+def test_the_invite_asks_for_what_the_bot_uses() -> None:
+    """The invite link's permissions (README and the no-token help) are exactly the ones the
+    README names: the table works in channels and threads and finds its old pings."""
+    wanted = discord.Permissions(
+        view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True,
+        attach_files=True, read_message_history=True,
+    ).value
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    main_py = (Path(__file__).parents[2] / "bot" / "__main__.py").read_text(encoding="utf-8")
+    for text in (readme, main_py):
+        found = {int(x) for x in re.findall(r"permissions=(\d+)", text)}
+        assert found == {wanted}
+    assert f"Permissions ({wanted})" in readme
