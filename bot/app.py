@@ -62,16 +62,7 @@ class OFCBot(commands.Bot):
         self.service = TableService(self.store, **options)
         for ext in EXTENSIONS:
             await self.load_extension(ext)
-        if self.settings.dev_guild_id:
-            guild = discord.Object(id=self.settings.dev_guild_id)
-            self.tree.copy_global_to(guild=guild)
-            try:
-                await self.tree.sync(guild=guild)
-                log.info("commands synced to guild %s", self.settings.dev_guild_id)
-            except discord.HTTPException as e:  # not in that server: play on, say why
-                log.error("could not sync the commands to OFC_DEV_GUILD_ID=%s (%s): invite the "
-                          "bot to that server or unset OFC_DEV_GUILD_ID",
-                          self.settings.dev_guild_id, e)
+        await self._sync_commands()
         from renderer import warm_up
 
         # the AI, when it thinks in threads (OFC_AI_PROCESSES=0), holds the GIL mostly in C:
@@ -84,6 +75,35 @@ class OFCBot(commands.Bot):
         await self._start_thinker()
         resumed = await self.service.recover()
         log.info("recovered %d open table(s)", len(resumed))
+
+    async def _sync_commands(self) -> None:
+        """Publish the slash commands: to ``OFC_DEV_GUILD_ID`` at every start (instant there), else
+        globally when Discord's copy differs from this version's (a new bot has none: without this
+        nobody could even run ``/ofc-admin sync``).  A failure is logged; the bot plays on."""
+        if self.settings.dev_guild_id:
+            guild = discord.Object(id=self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            try:
+                await self.tree.sync(guild=guild)
+                log.info("commands synced to guild %s", self.settings.dev_guild_id)
+            except discord.HTTPException as e:  # not in that server: play on, say why
+                log.error("could not sync the commands to OFC_DEV_GUILD_ID=%s (%s): invite the "
+                          "bot to that server or unset OFC_DEV_GUILD_ID",
+                          self.settings.dev_guild_id, e)
+            return
+        try:
+            assert self.application_id is not None
+            published = await self.http.get_global_commands(self.application_id)
+            wanted = [c.to_dict(self.tree) for c in self.tree.get_commands()]
+            if commands_match(wanted, list(published)):
+                log.info("the commands Discord has are this version's")
+                return
+            await self.tree.sync()
+            log.info("commands published globally (Discord may take up to an hour to show "
+                     "changes in every server)")
+        except discord.HTTPException as e:
+            log.error("could not publish the commands (%s): the bot plays on with the commands "
+                      "Discord has; /ofc-admin sync tries again", e)
 
     async def _start_thinker(self) -> None:
         assert self.service is not None
@@ -123,6 +143,32 @@ class OFCBot(commands.Bot):
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
         await report_error(interaction, getattr(error, "original", error))
+
+
+def commands_match(wanted: list[dict[str, Any]], published: list[Any]) -> bool:
+    """Whether Discord's commands (``published``, as its API returns them) are ``wanted`` (this
+    version's payloads): every field this version sets is the same there (a field it leaves
+    empty is empty or missing there; Discord adds ids, versions and defaults), by name."""
+    by_name = {(c.get("name"), c.get("type", 1)): c for c in published if isinstance(c, dict)}
+    if len(by_name) != len(published) or len(wanted) != len(published):
+        return False
+    return all(_same(w, by_name.get((w.get("name"), w.get("type", 1)))) for w in wanted)
+
+
+def _same(want: Any, have: Any) -> bool:
+    if isinstance(want, dict):
+        if not isinstance(have, dict):
+            return False
+        return all(_same(v, have.get(k)) if v not in (None, False, "", [], {}) else
+                   have.get(k) in (None, False, "", [], {}) for k, v in want.items())
+    if isinstance(want, list):
+        return (isinstance(have, list) and len(want) == len(have)
+                and all(_same(a, b) for a, b in zip(want, have, strict=True)))
+    if isinstance(want, bool) or isinstance(have, bool):
+        return want is have
+    if isinstance(want, int | float) and isinstance(have, int | float):
+        return float(want) == float(have)
+    return str(want) == str(have) if have is not None else False
 
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:

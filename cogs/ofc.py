@@ -402,8 +402,36 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             ephemeral=True
         )
 
+    @app_commands.command(name="help", description="How to play, and every command")
+    async def help(self, interaction: discord.Interaction) -> None:
+        commands_ = sorted(self.walk_app_commands(), key=lambda c: c.name)
+        listing = "\n".join(f"`/ofc {c.name}` — {c.description}" for c in commands_)
+        admin = self.bot.get_cog("OFCAdmin")
+        if admin is not None and _manage(interaction):  # the others do not see that group
+            listing += "\n**Server managers**\n" + "\n".join(
+                f"`/ofc-admin {c.name}` — {c.description}"
+                for c in sorted(admin.walk_app_commands(), key=lambda c: c.name))
+        first, *rest = split_message(f"{HELP_TEXT}\n**Commands**\n{listing}")
+        await interaction.response.send_message(first, ephemeral=True)
+        for more in rest:
+            await interaction.followup.send(more, ephemeral=True)
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
+               group_description="OFC server settings and units (Manage Server)"):
+    """The commands for server managers, in a group of their own: Discord hides a top-level
+    command from members without its default permissions (it ignores them on subcommands, so in
+    ``/ofc`` every member saw these).  The service still refuses non-managers (a server may
+    open the group to others in its Integrations settings)."""
+
+    def __init__(self, bot: OFCBot) -> None:
+        self.bot = bot
+        assert bot.service is not None
+        self.service: TableService = bot.service
+        super().__init__()
+
     @app_commands.command(name="grant", description="Give (or take back) units: Manage Server")
-    @app_commands.default_permissions(manage_guild=True)
     async def grant(
         self, interaction: discord.Interaction, user: discord.User,
         amount: app_commands.Range[int, -10_000_000, 10_000_000],
@@ -419,7 +447,6 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
 
     @app_commands.command(name="settings", description="Server defaults: Manage Server")
-    @app_commands.default_permissions(manage_guild=True)
     async def settings(
         self, interaction: discord.Interaction,
         start_balance: app_commands.Range[int, 0, 10_000_000] | None = None,
@@ -439,16 +466,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             ephemeral=True,
         )
 
-    @app_commands.command(name="help", description="How to play, and every command")
-    async def help(self, interaction: discord.Interaction) -> None:
-        commands_ = sorted(self.walk_app_commands(), key=lambda c: c.name)
-        listing = "\n".join(f"`/ofc {c.name}` — {c.description}" for c in commands_)
-        first, *rest = split_message(f"{HELP_TEXT}\n**Commands**\n{listing}")
-        await interaction.response.send_message(first, ephemeral=True)
-        for more in rest:
-            await interaction.followup.send(more, ephemeral=True)
-
-    @app_commands.command(name="sync", description="Bot owner: publish the slash commands")
+    @app_commands.command(name="sync", description="Bot owner: publish the slash commands again")
     async def sync(self, interaction: discord.Interaction) -> None:
         if not await self.bot.is_owner(interaction.user):
             raise ServiceError("Only the bot's owner can sync the commands.")
@@ -460,3 +478,4 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 async def setup(bot: OFCBot) -> None:
     bot.add_dynamic_items(*DYNAMIC_ITEMS)
     await bot.add_cog(OFC(bot))
+    await bot.add_cog(OFCAdmin(bot))

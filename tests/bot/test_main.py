@@ -173,3 +173,34 @@ def test_the_invite_asks_for_what_the_bot_uses() -> None:
         found = {int(x) for x in re.findall(r"permissions=(\d+)", text)}
         assert found == {wanted}
     assert f"Permissions ({wanted})" in readme
+
+
+def test_commands_match_what_discord_returns() -> None:
+    from bot.app import commands_match
+
+    wanted = [{"name": "ofc", "type": 1, "description": "Open Face", "nsfw": False,
+               "default_member_permissions": None, "contexts": [0],
+               "options": [{"name": "new", "type": 1, "description": "Open a table",
+                            "options": [{"name": "stake", "type": 4, "description": "units",
+                                         "required": False, "min_value": 0}]}]},
+              {"name": "ofc-admin", "type": 1, "description": "Managers",
+               "default_member_permissions": 32, "options": []}]
+    # what Discord returns: ids, versions, strings for permissions, defaults left out
+    published = [{"id": "9", "application_id": "1", "version": "3", "name": "ofc-admin",
+                  "type": 1, "description": "Managers", "default_member_permissions": "32",
+                  "dm_permission": True, "integration_types": [0]},
+                 {"id": "8", "application_id": "1", "version": "3", "name": "ofc", "type": 1,
+                  "description": "Open Face", "contexts": [0], "nsfw": False,
+                  "options": [{"name": "new", "type": 1, "description": "Open a table",
+                               "options": [{"name": "stake", "type": 4, "description": "units",
+                                            "min_value": 0}]}]}]
+    assert commands_match(wanted, published)
+    changed = [dict(published[0], description="Other"), published[1]]
+    assert not commands_match(wanted, changed)
+    assert not commands_match(wanted, published[:1])  # a command missing
+    assert not commands_match(wanted[:1], published)  # one no longer wanted
+    opened = [dict(published[0], default_member_permissions=None), published[1]]
+    assert not commands_match(wanted, opened)
+    option = [published[0], dict(published[1], options=[])]
+    assert not commands_match(wanted, option)
+    assert not commands_match([], ["not a command"])

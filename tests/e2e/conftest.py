@@ -43,6 +43,8 @@ class World:
     service_options: dict[str, Any] = field(default_factory=dict)
     ai_processes: int = 0
     """The AI's worker processes (``OFC_AI_PROCESSES``); 0: threads, faster to start."""
+    dev_guild: bool = True
+    """``OFC_DEV_GUILD_ID`` set to the guild (commands synced there); else none (global)."""
 
     def __getattr__(self, name: str) -> FakeUser:
         users = self.__dict__.get("users", {})
@@ -53,7 +55,8 @@ class World:
     async def start_bot(self) -> OFCBot:
         settings = Settings(
             discord_token=self.fake.token, database=str(self.db), api_base=self.fake.api_base,
-            gateway_url=self.fake.gateway_url, dev_guild_id=self.guild.id,
+            gateway_url=self.fake.gateway_url,
+            dev_guild_id=self.guild.id if self.dev_guild else None,
             next_hand_delay=30.0, edit_coalesce=0.05, ai_processes=self.ai_processes,
         )
         bot = OFCBot(settings, guild_ready_timeout=0.05)

@@ -14,7 +14,7 @@ from bot.app import GIL_SWITCH_INTERVAL
 from engine import Card, parse_cards
 
 from .conftest import World, make_world, panel_cards
-from .fakediscord import FakeMessage, FakeUser, Perm
+from .fakediscord import ComponentUnavailable, FakeMessage, FakeUser, Perm
 
 pytestmark = pytest.mark.e2e
 
@@ -525,12 +525,12 @@ async def test_bad_input_is_explained_and_changes_nothing(tmp_path: Any) -> None
             assert r.ephemeral, move
             assert expected in r.content, (move, r.content)
         assert t.hand.to_json() == before
-        r = await w.slash(w.admin, "ofc settings", max_buyin=5000)
+        r = await w.slash(w.admin, "ofc-admin settings", max_buyin=5000)
         assert "max buy-in 5000" in r.content
         r = await w.slash(w.dave, "ofc join", buyin=2000)
         assert r.ephemeral and "You have 1000 units; the buy-in is 2000" in r.content
-        r = await w.slash(w.dave, "ofc grant", user=w.dave, amount=50)
-        assert r.ephemeral
+        with pytest.raises(ComponentUnavailable):  # hidden from members: no Manage Server
+            await w.slash(w.dave, "ofc-admin grant", user=w.dave, amount=50)
         r = await w.slash(w.bob, "ofc new", variant="ofc")
         assert r.ephemeral and "already has a table" in r.content
         r = await w.slash(w.carol, "ofc declare", natural="dragon")

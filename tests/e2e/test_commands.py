@@ -1,0 +1,63 @@
+"""Publishing the slash commands, and the server managers' group that members do not see."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import make_world
+from .fakediscord import ComponentUnavailable
+
+
+async def test_a_new_bot_publishes_its_commands_globally_once(tmp_path: Any) -> None:
+    # no OFC_DEV_GUILD_ID: a new application has no commands, and /ofc-admin sync could not
+    # even be run; the bot publishes them at its first start, and not again while unchanged
+    async with make_world(tmp_path) as w:
+        w.dev_guild = False
+        await w.start_bot()
+        puts = w.fake.requests_to("PUT", r"/applications/\d+/commands$")
+        assert len(puts) == 1
+        published = w.fake.commands[None]
+        assert set(published) == {"ofc", "ofc-admin"}
+        assert published["ofc"]["default_member_permissions"] is None
+        assert int(published["ofc-admin"]["default_member_permissions"]) == 32  # Manage Server
+        assert not w.fake.commands.get(w.guild.id)  # nothing per guild: no duplicates
+        r = await w.slash(w.alice, "ofc new", variant="ofc")
+        assert "table" in r.content.lower()
+        await w.stop_bot()
+        await w.start_bot()  # the same version: Discord's copy is kept
+        assert len(w.fake.requests_to("PUT", r"/applications/\d+/commands$")) == 1
+        await w.stop_bot()
+        # another version (here: a command Discord has that this one lacks) publishes again
+        w.fake.commands[None]["ofc"]["description"] = "an older description"
+        await w.start_bot()
+        assert len(w.fake.requests_to("PUT", r"/applications/\d+/commands$")) == 2
+        assert w.fake.commands[None]["ofc"]["description"] == "Open Face Chinese Poker"
+        w.fake.assert_clean()
+
+
+async def test_server_commands_are_for_managers_only(tmp_path: Any) -> None:
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        for command, options in (("ofc-admin grant", {"user": w.bob, "amount": 50}),
+                                 ("ofc-admin settings", {"max_stake": 5}),
+                                 ("ofc-admin sync", {})):
+            with pytest.raises(ComponentUnavailable, match="lacks permissions"):
+                await w.slash(w.bob, command, **options)
+        r = await w.slash(w.admin, "ofc-admin grant", user=w.bob, amount=50)
+        assert "+50 units for **bob** (now 1050)" in r.content
+        assert await w.store.balance(w.guild.id, w.bob.id) == 1050
+        r = await w.slash(w.admin, "ofc-admin settings", max_stake=5)
+        assert r.ephemeral and "max stake 5/pt" in r.content
+        r = await w.slash(w.admin, "ofc-admin sync")
+        assert r.ephemeral and "Only the bot's owner" in r.content
+        # /ofc help shows the managers' group to managers only
+        for user in (w.bob, w.admin):
+            await w.slash(user, "ofc help")
+        member, manager = ("\n".join(m.content or "" for m in w.fake.visible_to(u) if m.ephemeral)
+                           for u in (w.bob, w.admin))
+        assert "`/ofc new` —" in member and "/ofc-admin" not in member
+        assert "`/ofc grant`" not in member + manager
+        assert "`/ofc-admin grant` —" in manager and "`/ofc-admin settings` —" in manager
+        w.fake.assert_clean()
