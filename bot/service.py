@@ -751,12 +751,17 @@ class TableService:
             self._spawn(t, self._next_hand_later(t, 0.0))
         return seat
 
-    async def add_bot(self, channel_id: int, user_id: int, level: str) -> SeatRow:
+    async def add_bot(self, channel_id: int, user_id: int, level: str,
+                      manage_guild: bool = False) -> SeatRow:
+        """Seat a bot: the table's host or a server manager (a bot's seat cannot be taken
+        back, so another player could otherwise fill the host's table with bots)."""
         t = self.table_in_channel(channel_id)
         if level not in BOT_LEVELS:
             raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
         async with t.lock:
-            self._my_seat(t, user_id)
+            if user_id != t.host_id and not manage_guild:
+                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
+                                   "manager can seat a bot.")
             if t.row.status != "open":
                 raise ServiceError(CLOSING)
             try:
@@ -1538,6 +1543,8 @@ class TableService:
                     cards = [Card(v) for v in values]
                 except CardError as e:
                     raise ServiceError(str(e)) from None
+                if len(set(cards)) != len(cards):  # (a client sends each option once)
+                    raise ServiceError("A card was picked twice: pick each card once.")
                 rows = dict(draft.assigned)
                 for c in cards:
                     if c not in req.cards:

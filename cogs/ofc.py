@@ -185,9 +185,10 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         text = await self.service.start(_channel_id(interaction), interaction.user.id)
         await interaction.response.send_message(f"🃏 {text}")
 
-    @app_commands.command(name="addbot", description="Seat an AI player")
+    @app_commands.command(name="addbot", description="Table host or manager: seat an AI player")
     async def addbot(self, interaction: discord.Interaction, level: Level = "normal") -> None:
-        seat = await self.service.add_bot(_channel_id(interaction), interaction.user.id, level)
+        seat = await self.service.add_bot(_channel_id(interaction), interaction.user.id, level,
+                                          _manage(interaction))
         await interaction.response.send_message(f"🤖 **{md(seat.name)}** ({level}) sat down.")
 
     @app_commands.command(name="close", description="Close the table after the current hand")
