@@ -753,8 +753,8 @@ class TableService:
 
     async def add_bot(self, channel_id: int, user_id: int, level: str,
                       manage_guild: bool = False) -> SeatRow:
-        """Seat a bot: the table's host or a server manager (a bot's seat cannot be taken
-        back, so another player could otherwise fill the host's table with bots)."""
+        """Seat a bot: the table's host or a server manager (another player could otherwise
+        fill the host's table with bots)."""
         t = self.table_in_channel(channel_id)
         if level not in BOT_LEVELS:
             raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
@@ -772,6 +772,44 @@ class TableService:
         if t.waiting:
             self._spawn(t, self._next_hand_later(t, 0.0))
         return seat
+
+    async def remove_bot(self, channel_id: int, user_id: int, name: str | None = None,
+                         manage_guild: bool = False) -> str:
+        """Take a bot's seat back (the table's host or a server manager): at once between
+        hands, else after the hand it plays (or the fantasyland it helped earn).  ``name``:
+        the bot's name (or its seat number); none when the table has one bot."""
+        t = self.table_in_channel(channel_id)
+        async with t.lock:
+            if user_id != t.host_id and not manage_guild:
+                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
+                                   "manager can remove a bot.")
+            bots = [s for s in t.bots if not s.leaving]
+            if not bots:
+                raise ServiceError("No bot sits at this table (or every bot is already leaving).")
+            wanted = (name or "").strip().casefold()
+            if not wanted:
+                if len(bots) > 1:
+                    raise ServiceError("Which bot? " + ", ".join(
+                        f"**{b.name}** (seat {b.seat_no + 1})" for b in bots) + ".")
+                seat = bots[0]
+            else:
+                found = [b for b in bots if wanted in (b.name.casefold(),
+                         b.name.casefold().removesuffix(" (bot)"), str(b.seat_no + 1))]
+                if not found:
+                    raise ServiceError(f"No bot '{name}' here: " + ", ".join(
+                        f"**{b.name}** (seat {b.seat_no + 1})" for b in bots) + ".")
+                seat = found[0]
+            in_hand = t.hand is not None and seat.seat_no in t.hand_seats
+            if in_hand or t.owes_fantasyland(seat.seat_no):
+                await self._update_seat(t, seat.seat_no, leaving=True)
+                public = (f"🤖 **{seat.name}** will leave the table after this hand." if in_hand
+                          else f"🤖 **{seat.name}** will leave after the fantasyland hand.")
+            else:
+                await self._unseat(t, seat.seat_no)
+                public = f"🤖 **{seat.name}** left the table."
+        await self._tell(t, self.notifier.notice(t, public, ping=False))
+        await self.notifier.table_changed(t)
+        return public
 
     @staticmethod
     def _bot_names(seats: Sequence[SeatRow], count: int) -> list[str]:

@@ -191,6 +191,25 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                                           _manage(interaction))
         await interaction.response.send_message(f"🤖 **{md(seat.name)}** ({level}) sat down.")
 
+    @app_commands.command(name="removebot",
+                          description="Table host or manager: take a bot's seat back")
+    @app_commands.describe(bot="Which bot (its name or seat number); not needed with one bot")
+    async def removebot(self, interaction: discord.Interaction, bot: str | None = None) -> None:
+        text = await self.service.remove_bot(_channel_id(interaction), interaction.user.id, bot,
+                                             _manage(interaction))
+        await interaction.response.send_message(text, ephemeral=True)
+
+    @removebot.autocomplete("bot")
+    async def _bots_here(self, interaction: discord.Interaction,
+                         current: str) -> list[app_commands.Choice[str]]:
+        try:
+            t = self.service.table_in_channel(_channel_id(interaction))
+        except ServiceError:
+            return []
+        typed = current.casefold()
+        return [app_commands.Choice(name=f"{b.name} (seat {b.seat_no + 1})", value=b.name)
+                for b in t.bots if not b.leaving and typed in b.name.casefold()][:25]
+
     @app_commands.command(name="close", description="Close the table after the current hand")
     async def close(self, interaction: discord.Interaction) -> None:
         text = await self.service.close(

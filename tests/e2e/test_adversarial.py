@@ -359,7 +359,7 @@ async def test_managers_commands_opened_to_members_still_refuse_them(tmp_path: A
 
 async def test_only_the_host_changes_the_table(tmp_path: Any) -> None:
     """A seated player who does not host the table cannot change its options, close it or
-    fill its seats with bots (which nobody can remove)."""
+    fill its seats with bots (or take them back)."""
     async with make_world(tmp_path) as w:
         await w.start_bot()
         await w.slash(w.alice, "ofc new", variant="ofc", seats=4)
@@ -367,7 +367,7 @@ async def test_only_the_host_changes_the_table(tmp_path: Any) -> None:
         t = table_of(w)
         rules = t.row.rules
         for command, options in (("ofc options", {"timer": 600}), ("ofc close", {}),
-                                 ("ofc addbot", {"level": "easy"})):
+                                 ("ofc addbot", {"level": "easy"}), ("ofc removebot", {})):
             r = await w.slash(w.bob, command, **options)
             assert r.ephemeral and "host" in r.content, (command, r.content)
         assert t.row.rules == rules and t.row.status == "open" and not t.bots
