@@ -787,18 +787,14 @@ class TableService:
             if not bots:
                 raise ServiceError("No bot sits at this table (or every bot is already leaving).")
             wanted = (name or "").strip().casefold()
-            if not wanted:
-                if len(bots) > 1:
-                    raise ServiceError("Which bot? " + ", ".join(
-                        f"**{b.name}** (seat {b.seat_no + 1})" for b in bots) + ".")
-                seat = bots[0]
-            else:
-                found = [b for b in bots if wanted in (b.name.casefold(),
-                         b.name.casefold().removesuffix(" (bot)"), str(b.seat_no + 1))]
-                if not found:
-                    raise ServiceError(f"No bot '{name}' here: " + ", ".join(
-                        f"**{b.name}** (seat {b.seat_no + 1})" for b in bots) + ".")
-                seat = found[0]
+            listed = ", ".join(f"**{b.name}** (seat {b.seat_no + 1})" for b in bots) + "."
+            found = [b for b in bots if wanted in (b.name.casefold(),
+                     b.name.casefold().removesuffix(" (bot)"), str(b.seat_no + 1))]
+            if not wanted and len(bots) > 1:
+                raise ServiceError(f"Which bot? {listed}")
+            if wanted and not found:
+                raise ServiceError(f"No bot '{name}' here: {listed}")
+            seat = found[0] if wanted else bots[0]
             in_hand = t.hand is not None and seat.seat_no in t.hand_seats
             if in_hand or t.owes_fantasyland(seat.seat_no):
                 await self._update_seat(t, seat.seat_no, leaving=True)
