@@ -189,6 +189,9 @@ class AIConfig:
     ofc_lookahead_draws: int = 0
     """``lookahead_draws`` in classic ofc (one card a street, every row judged).  16 draws at
     every street measured -0.03 +- 0.19 points/hand against random (100 deals): off."""
+    first_halving: int = 0
+    """Futures every candidate gets before the field is first halved (then at twice as many,
+    and so on); 0: ``_FIRST_HALVING``."""
     value_weights: tuple[tuple[int, tuple[float, ...]], ...] | None = None
     """Learned-value weights per stage (free slots) to use instead of the built-in ones (the
     fitting script passes each iteration's weights this way)."""
@@ -1137,6 +1140,7 @@ def analyse(
     return _simulate(
         [moves[i] for i in order], [afters[i] for i in order], [statics[i] for i in order],
         batch, None if budget is None else start + _SAFETY * budget, simulations,
+        config.first_halving or _FIRST_HALVING,
     )
 
 
@@ -1211,6 +1215,7 @@ def _simulate(
     batch: _Batch,
     deadline: float | None,
     simulations: int | None,
+    first_halving: int = 32,
 ) -> list[Candidate]:
     n = len(moves)
     values: list[list[float]] = [[] for _ in range(n)]
@@ -1220,7 +1225,7 @@ def _simulate(
     alive = list(range(n))
     limit = simulations if simulations is not None else _MAX_ROUNDS
     rounds = 0
-    checkpoint = _FIRST_CHECKPOINT
+    checkpoint = max(1, first_halving)
     while rounds < limit and len(alive) > 1:
         want = min(limit, checkpoint) - rounds
         budget = None
@@ -1274,12 +1279,21 @@ def _prune(alive: list[int], values: list[list[float]], rounds: int) -> list[int
 
 
 _MATERIAL = 0.03
-_FIRST_CHECKPOINT = 32
-"""Simulations every candidate gets before the field is first halved (then at 64, 128, ...).
-Halving after 8 judged on too few futures and dropped good moves: paired on the same deals
-(pineapple vs random, sessions of 8, strong, 80 deals, seeds 1000+), 32 instead of 8 measured
-+0.58 +- 0.22 points/hand at 200 simulations and +0.30 +- 0.31 (40 deals) at the 1 s budget;
-64 measured the same as 32 (+0.02 +- 0.11)."""
+_FIRST_HALVING = 32
+"""Simulations every candidate gets before the field is first halved (then at twice as many,
+and so on).  Halving after 8 judged on too few futures and dropped good moves: paired
+on the same deals (pineapple vs random, sessions of 8, strong, 80 deals, seeds 1000+), 32
+instead of 8 measured +0.58 +- 0.22 points/hand at 200 simulations and +0.30 +- 0.31 (40 deals)
+at the 1 s budget; 64 measured the same as 32 (+0.02 +- 0.11).  Halving after 32 still dropped
+the best move too often at the strong level: against a reference search of the same positions
+(48 candidates, 4,096 futures each, no halving; two such references differ by 0.03-0.05 points)
+the strong level's first-street move was 0.23 +- 0.06 points worse than the reference's best
+(40 positions; 24 candidates without halving: 0.03; without the time limit but halving after
+32: 0.22, so the halving, not the time, lost it); halving first after 64, 128, 256 or 512:
+0.15, 0.09, 0.14, 0.22; on the second street 0.07 -> 0.03 with 128.  Yet played (README,
+"AI"; ``AIConfig.first_halving``), 128 at strong measured +0.25 +- 0.24 points/hand on deals
+0-59 and -0.58 +- 0.32 on deals 1000-1039, with more fouls on both (9.1% and 10.8% against 7.9%
+and 8.1%): the moves the rollouts value most are not better in play, so 32 stays."""
 _MAX_ROUNDS = 8192
 """Futures a time-limited search plays at most: by then the survivors are within a few
 hundredths of a point of each other, and more rounds would only cost time."""

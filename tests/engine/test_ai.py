@@ -279,20 +279,26 @@ def test_time_budget_is_respected() -> None:
     assert time.perf_counter() - t < 0.8
 
 
-def test_the_field_is_first_halved_after_32_simulations_each() -> None:
-    assert ai._FIRST_CHECKPOINT == 32
+@pytest.mark.parametrize(("level", "field"), [("normal", 14), ("strong", 24)])
+def test_the_field_is_first_halved_after_32_simulations_each(level: str, field: int) -> None:
+    first = ai._FIRST_HALVING
+    assert first == 32
     hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="halving")
     seat = hand.to_act()[0]
-    before = analyse(hand, seat, "strong", rng=random.Random(3), simulations=31)
-    assert len(before) == 24 and {c.simulations for c in before} == {31}
-    after = analyse(hand, seat, "strong", rng=random.Random(3), simulations=40)
-    assert len(after) == 24
-    survivors = [c for c in after if c.simulations == 40]
-    assert 1 <= len(survivors) <= 12
-    assert all(c.simulations == 32 for c in after if c.simulations != 40)
-    # the leader after the first 32 futures (the same futures for every move) survives
-    first = analyse(hand, seat, "strong", rng=random.Random(3), simulations=32)
-    assert max(first, key=lambda c: c.value).move in {c.move for c in survivors}
+    before = analyse(hand, seat, level, rng=random.Random(3), simulations=first - 1)
+    assert len(before) == field and {c.simulations for c in before} == {first - 1}
+    after = analyse(hand, seat, level, rng=random.Random(3), simulations=first + 8)
+    assert len(after) == field
+    survivors = [c for c in after if c.simulations == first + 8]
+    assert 1 <= len(survivors) <= field // 2
+    assert all(c.simulations == first for c in after if c.simulations != first + 8)
+    # the leader after the first futures (the same futures for every move) survives
+    lead = analyse(hand, seat, level, rng=random.Random(3), simulations=first)
+    assert max(lead, key=lambda c: c.value).move in {c.move for c in survivors}
+    # a config sets its own
+    mine = analyse(hand, seat, level, rng=random.Random(3), simulations=first + 8,
+                   config=ai.AIConfig(first_halving=2 * first))
+    assert {c.simulations for c in mine} == {first + 8}
 
 
 def test_static_value_sees_a_foul_coming() -> None:
