@@ -155,12 +155,18 @@ def commands_match(wanted: list[dict[str, Any]], published: list[Any]) -> bool:
     return all(_same(w, by_name.get((w.get("name"), w.get("type", 1)))) for w in wanted)
 
 
+_EMPTY: tuple[Any, ...] = (None, False, "", [], {})
+
+
 def _same(want: Any, have: Any) -> bool:
     if isinstance(want, dict):
         if not isinstance(have, dict):
             return False
-        return all(_same(v, have.get(k)) if v not in (None, False, "", [], {}) else
-                   have.get(k) in (None, False, "", [], {}) for k, v in want.items())
+        # None leaves a field to Discord's default (e.g. integration_types), except the
+        # permissions, where it means everyone (Discord returns null for that)
+        return all(_same(v, have.get(k)) if v not in _EMPTY else
+                   have.get(k) in _EMPTY for k, v in want.items()
+                   if v is not None or k == "default_member_permissions")
     if isinstance(want, list):
         return (isinstance(have, list) and len(want) == len(have)
                 and all(_same(a, b) for a, b in zip(want, have, strict=True)))

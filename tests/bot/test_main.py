@@ -179,7 +179,7 @@ def test_commands_match_what_discord_returns() -> None:
     from bot.app import commands_match
 
     wanted = [{"name": "ofc", "type": 1, "description": "Open Face", "nsfw": False,
-               "default_member_permissions": None, "contexts": [0],
+               "default_member_permissions": None, "contexts": [0], "integration_types": None,
                "options": [{"name": "new", "type": 1, "description": "Open a table",
                             "options": [{"name": "stake", "type": 4, "description": "units",
                                          "required": False, "min_value": 0}]}]},
@@ -191,6 +191,7 @@ def test_commands_match_what_discord_returns() -> None:
                   "dm_permission": True, "integration_types": [0]},
                  {"id": "8", "application_id": "1", "version": "3", "name": "ofc", "type": 1,
                   "description": "Open Face", "contexts": [0], "nsfw": False,
+                  "integration_types": [0], "default_member_permissions": None,
                   "options": [{"name": "new", "type": 1, "description": "Open a table",
                                "options": [{"name": "stake", "type": 4, "description": "units",
                                             "min_value": 0}]}]}]
@@ -201,6 +202,8 @@ def test_commands_match_what_discord_returns() -> None:
     assert not commands_match(wanted[:1], published)  # one no longer wanted
     opened = [dict(published[0], default_member_permissions=None), published[1]]
     assert not commands_match(wanted, opened)
+    closed = [published[0], dict(published[1], default_member_permissions="32")]
+    assert not commands_match(wanted, closed)  # None: everyone, not Discord's default
     option = [published[0], dict(published[1], options=[])]
     assert not commands_match(wanted, option)
     assert not commands_match([], ["not a command"])
