@@ -155,7 +155,14 @@ def commands_match(wanted: list[dict[str, Any]], published: list[Any]) -> bool:
     return all(_same(w, by_name.get((w.get("name"), w.get("type", 1)))) for w in wanted)
 
 
-_EMPTY: tuple[Any, ...] = (None, False, "", [], {})
+_OPTION_FIELDS = ("choices", "autocomplete", "min_value", "max_value", "min_length",
+                  "max_length", "channel_types", "options")
+"""Fields discord.py leaves out when unset: Discord's copy must not have them either (a new
+version that drops an option's choices or range publishes again)."""
+
+
+def _empty(v: Any) -> bool:
+    return v is None or v is False or (isinstance(v, str | list | dict) and not v)  # 0 is a value
 
 
 def _same(want: Any, have: Any) -> bool:
@@ -164,9 +171,10 @@ def _same(want: Any, have: Any) -> bool:
             return False
         # None leaves a field to Discord's default (e.g. integration_types), except the
         # permissions, where it means everyone (Discord returns null for that)
-        return all(_same(v, have.get(k)) if v not in _EMPTY else
-                   have.get(k) in _EMPTY for k, v in want.items()
-                   if v is not None or k == "default_member_permissions")
+        return all(_same(v, have.get(k)) if not _empty(v) else _empty(have.get(k))
+                   for k, v in want.items()
+                   if v is not None or k == "default_member_permissions") and all(
+            _empty(have.get(k)) for k in _OPTION_FIELDS if k not in want)
     if isinstance(want, list):
         return (isinstance(have, list) and len(want) == len(have)
                 and all(_same(a, b) for a, b in zip(want, have, strict=True)))

@@ -803,6 +803,7 @@ class TableService:
             else:
                 await self._unseat(t, seat.seat_no)
                 public = f"🤖 **{seat.name}** left the table."
+                await self._tidy_after_leave(t)  # a fantasyland it forfeited frees leavers
         await self._tell(t, self.notifier.notice(t, public, ping=False))
         await self.notifier.table_changed(t)
         return public

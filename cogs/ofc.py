@@ -207,7 +207,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         except ServiceError:
             return []
         typed = current.casefold()
-        return [app_commands.Choice(name=f"{b.name} (seat {b.seat_no + 1})", value=b.name)
+        return [app_commands.Choice(name=f"{b.name} (seat {b.seat_no + 1})",
+                                    value=str(b.seat_no + 1))
                 for b in t.bots if not b.leaving and typed in b.name.casefold()][:25]
 
     @app_commands.command(name="close", description="Close the table after the current hand")

@@ -207,3 +207,14 @@ def test_commands_match_what_discord_returns() -> None:
     option = [published[0], dict(published[1], options=[])]
     assert not commands_match(wanted, option)
     assert not commands_match([], ["not a command"])
+    # a field the new version dropped (discord.py leaves it out) is still on Discord's copy
+    stake = published[1]["options"][0]["options"][0]
+    for field, value in (("choices", [{"name": "1", "value": 1}]), ("min_length", 2)):
+        kept = dict(published[1], options=[dict(published[1]["options"][0],
+                                                options=[dict(stake, **{field: value})])])
+        assert not commands_match(wanted, [published[0], kept])
+    # 0 is a value, not an empty field
+    no_min = dict(published[1], options=[dict(published[1]["options"][0],
+                                              options=[{k: v for k, v in stake.items()
+                                                        if k != "min_value"}])])
+    assert not commands_match(wanted, [published[0], no_min])

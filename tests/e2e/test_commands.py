@@ -29,7 +29,7 @@ async def test_a_new_bot_publishes_its_commands_globally_once(tmp_path: Any) -> 
         await w.start_bot()  # the same version: Discord's copy is kept
         assert len(w.fake.requests_to("PUT", r"/applications/\d+/commands$")) == 1
         await w.stop_bot()
-        # another version (here: a command Discord has that this one lacks) publishes again
+        # another version (here: a description Discord has that this one changed) publishes again
         w.fake.commands[None]["ofc"]["description"] = "an older description"
         await w.start_bot()
         assert len(w.fake.requests_to("PUT", r"/applications/\d+/commands$")) == 2

@@ -23,7 +23,8 @@ async def test_the_host_removes_bots_between_and_during_hands(tmp_path: Any) -> 
         r = await w.slash(w.alice, "ofc removebot")
         assert r.ephemeral and "Which bot?" in r.content and all(n in r.content for n in names)
         choices = await w.fake.autocomplete(w.alice, w.chan, "ofc removebot", "bot")
-        assert [c["value"] for c in choices] == names
+        assert [c["name"] for c in choices] == [f"{b.name} (seat {b.seat_no + 1})" for b in t.bots]
+        assert [c["value"] for c in choices] == [str(b.seat_no + 1) for b in t.bots]
         r = await w.slash(w.alice, "ofc removebot", bot="nobody")
         assert r.ephemeral and "No bot 'nobody' here" in r.content
         r = await w.slash(w.bob, "ofc removebot", bot=names[0])
