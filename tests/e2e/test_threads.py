@@ -328,6 +328,9 @@ async def test_a_locked_thread_still_open_says_why_the_table_is_silent(tmp_path:
         assert "✅ Placed" in rec.content
         nxt = to_act(w)[0]
         assert nxt is not mover
+        # the move's table edit was refused while locked (so only the unlock can show it)
+        await edits_done(w)
+        assert any(e[3] == 50083 and e[0] == "PATCH" for e in w.fake.api_errors)
         assert f"**{nxt.name}**" not in table_message(w).content
         await w.fake.lock_thread(thread, False)
         await w.fake.wait_until(lambda: f"**{nxt.name}**" in table_message(w).content, 5,
