@@ -378,6 +378,14 @@ def _seed() -> str:
     return secrets.token_hex(16)
 
 
+def _require_host(t: TableState, user_id: int, manage_guild: bool, what: str) -> None:
+    """Table changes are for its host or a server manager (lock held: the host changes under
+    it, when the host leaves)."""
+    if user_id != t.host_id and not manage_guild:
+        raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server manager can "
+                           f"{what}.")
+
+
 class TableService:
     def __init__(
         self,
@@ -759,9 +767,7 @@ class TableService:
         if level not in BOT_LEVELS:
             raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
         async with t.lock:
-            if user_id != t.host_id and not manage_guild:
-                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
-                                   "manager can seat a bot.")
+            _require_host(t, user_id, manage_guild, "seat a bot")
             if t.row.status != "open":
                 raise ServiceError(CLOSING)
             try:
@@ -780,9 +786,7 @@ class TableService:
         the bot's name (or its seat number); none when the table has one bot."""
         t = self.table_in_channel(channel_id)
         async with t.lock:
-            if user_id != t.host_id and not manage_guild:
-                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
-                                   "manager can remove a bot.")
+            _require_host(t, user_id, manage_guild, "remove a bot")
             bots = [s for s in t.bots if not s.leaving]
             if not bots:
                 raise ServiceError("No bot sits at this table (or every bot is already leaving).")
@@ -1000,9 +1004,7 @@ class TableService:
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
         t = self.table_in_channel(channel_id)
         async with t.lock:  # (the host changes under the lock, when it leaves)
-            if user_id != t.host_id and not manage_guild:
-                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
-                                   "manager can close it.")
+            _require_host(t, user_id, manage_guild, "close it")
             if t.row.status == "closing" and t.hand is not None:
                 raise ServiceError("This table already closes when the hand being played ends.")
             if t.hand is not None:
@@ -1030,9 +1032,7 @@ class TableService:
         if deck not in (None, "four", "two"):
             raise ServiceError("The deck has `four` or `two` colours.")
         async with t.lock:  # (the host changes under the lock, when it leaves)
-            if user_id != t.host_id and not manage_guild:
-                raise ServiceError(f"Only the table's host (<@{t.host_id}>) or a server "
-                                   "manager can change its options.")
+            _require_host(t, user_id, manage_guild, "change its options")
             old = t.table_rules
             new = self._changed_rules(old, changes)
             words = new.changes_from(old)

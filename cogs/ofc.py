@@ -437,6 +437,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         for more in rest:
             await interaction.followup.send(more, ephemeral=True)
 
+
 @app_commands.guild_only()
 @app_commands.default_permissions(manage_guild=True)
 class OFCAdmin(commands.GroupCog, group_name="ofc-admin",

@@ -1215,7 +1215,7 @@ def _simulate(
     batch: _Batch,
     deadline: float | None,
     simulations: int | None,
-    first_halving: int = 32,
+    first_halving: int,
 ) -> list[Candidate]:
     n = len(moves)
     values: list[list[float]] = [[] for _ in range(n)]
