@@ -98,13 +98,20 @@ def greedy_player(hand: Hand, seat: int) -> float:
 
 
 def parse_config(text: str, base: AIConfig = DEFAULT_CONFIG) -> AIConfig:
-    """``base`` with the ``AIConfig`` fields that ``text`` sets (``foul_extra=10,learned=0``)."""
+    """``base`` with the ``AIConfig`` fields that ``text`` sets (``foul_extra=10,learned=0``;
+    a tuple's items separated by ``/``, their parts by ``:``, ``street_bias=8:14:4.5/8:13:2.0``)."""
     config = base
     for item in filter(None, text.split(",")):
         key, _, value = (x.strip() for x in item.partition("="))
         old = getattr(DEFAULT_CONFIG, key)
-        new: object = (value.lower() in ("1", "true", "yes") if isinstance(old, bool)
-                       else type(old)(value))
+        new: object
+        if isinstance(old, bool):
+            new = value.lower() in ("1", "true", "yes")
+        elif isinstance(old, tuple):  # street_bias=8:14:4.5/8:13:2
+            new = tuple(tuple(float(x) if "." in x else int(x) for x in item.split(":"))
+                        for item in filter(None, value.split("/")))
+        else:
+            new = type(old)(value)
         config = replace(config, **{key: new})
     return config
 

@@ -192,6 +192,13 @@ class AIConfig:
     first_halving: int = 0
     """Futures every candidate gets before the field is first halved (then at twice as many,
     and so on); 0: ``_FIRST_HALVING``."""
+    street_bias: tuple[tuple[int, int, float], ...] = ()
+    """Corrections of the search's values for what the AI's own later decisions make of a
+    board beyond what its rollout policy makes: ``(free slots after the move, base feature
+    index, points)``; a candidate whose board has that many free slots gets the points times
+    that feature of its board (``Model.features``), in its ranking and its simulated value.
+    Fitted on the first street (strong play against the rollout policy on the same cards) and
+    played, it measured no better (README, "Tried and not kept"): off."""
     value_weights: tuple[tuple[int, tuple[float, ...]], ...] | None = None
     """Learned-value weights per stage (free slots) to use instead of the built-in ones (the
     fitting script passes each iteration's weights this way)."""
@@ -1125,6 +1132,9 @@ def analyse(
         statics = [fast.q(a[0], a[1], a[2]) for a in afters]
     else:
         statics = [model.q(a[0], a[1], a[2]) for a in afters]
+    offsets = _street_bias(model, config, afters)
+    if offsets is not None:
+        statics = [x + o for x, o in zip(statics, offsets, strict=True)]
     order = sorted(range(len(moves)), key=lambda i: -statics[i])
     cap = candidates if candidates is not None else _CANDIDATES[level]
     order = order[: max(1, cap)]
@@ -1137,6 +1147,8 @@ def analyse(
     need = min(need, len(unseen))
     batch = (_compiled_batch(ctx, unseen, need, rng, pineapple) if COMPILED
              else _python_batch(ctx, unseen, need, rng, pineapple))
+    if offsets is not None:
+        batch = _shifted(batch, {afters[i]: offsets[i] for i in order})
     return _simulate(
         [moves[i] for i in order], [afters[i] for i in order], [statics[i] for i in order],
         batch, None if budget is None else start + _SAFETY * budget, simulations,
@@ -1146,10 +1158,37 @@ def analyse(
 
 _After = tuple[int, int, int, int, int, int]
 _Batch = Any
+
 """``batch(afters, rounds, budget, min_rounds) -> (rounds done, values per candidate, fouls,
 royalties, fantasylands)``: every candidate played on the same sampled futures, round after
 round; with a ``budget`` (seconds) it stops before a round would pass it (once ``min_rounds``
 are done)."""
+
+
+def _street_bias(model: _Model, config: AIConfig, afters: list[_After]) -> list[float] | None:
+    """``AIConfig.street_bias`` of every candidate board (None: nothing applies)."""
+    free = sum(afters[0][3:])
+    terms = [(k, w) for f, k, w in config.street_bias if f == free]
+    if not terms:
+        return None
+    out = []
+    for a in afters:
+        x = model.features(a[0], a[1], a[2])[1]
+        out.append(sum(w * x[k] for k, w in terms))
+    return out
+
+
+def _shifted(batch: _Batch, shift: dict[_After, float]) -> _Batch:
+    """``batch`` with every candidate's values moved by its ``shift``."""
+
+    def shifted(
+        afters: list[_After], rounds: int, budget: float | None, min_rounds: int
+    ) -> tuple[int, list[list[float]], list[int], list[int], list[int]]:
+        done, vals, fo, ro, fl = batch(afters, rounds, budget, min_rounds)
+        moved = [[v + shift[a] for v in vs] for a, vs in zip(afters, vals, strict=True)]
+        return done, moved, fo, ro, fl
+
+    return shifted
 
 
 def _python_batch(

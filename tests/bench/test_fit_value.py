@@ -141,6 +141,7 @@ def test_parse_config_reads_each_field_by_its_type() -> None:
     c = parse_config("foul_extra=10, learned=0,row_samples=80")
     assert (c.foul_extra, c.learned, c.row_samples) == (10.0, False, 80)
     assert parse_config("") == DEFAULT_CONFIG
+    assert parse_config("street_bias=8:14:4.5/6:3:-1.0").street_bias == ((8, 14, 4.5), (6, 3, -1.0))
     with pytest.raises(AttributeError):
         parse_config("no_such_field=1")
 

@@ -301,6 +301,32 @@ def test_the_field_is_first_halved_after_32_simulations_each(level: str, field: 
     assert {c.simulations for c in mine} == {first + 8}
 
 
+def test_street_bias_corrects_the_candidates_of_its_stage_only() -> None:
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], seed="x/3")
+    seat = hand.to_act()[0]
+    req = hand.requirement(seat)
+    assert req is not None and Card("Ac") in req.cards
+    lone_ace = ai._ROW_AT[0] + 2
+    assert ai.ROW_FEATURES[0][2] == "top: a lone A"
+    plain = analyse(hand, seat, "normal", rng=random.Random(1), simulations=40)
+    assert all(r != 0 for _, r in plain[0].move[0])  # the ace is not put on top
+    bias = ai.AIConfig(street_bias=((8, lone_ace, 30.0),))
+    biased = analyse(hand, seat, "normal", rng=random.Random(1), simulations=40, config=bias)
+    assert (Card("Ac"), 0) in biased[0].move[0]
+    # the correction is in the value and the ranking, by the feature of the candidate's board
+    model = ai._model(hand.rules, bias)
+    static = {c.move: c.static for c in plain}
+    for c in biased:
+        a = ai._after(hand.boards[seat], c.move)
+        extra = 30.0 * model.features(a[0], a[1], a[2])[1][lone_ace]
+        if c.move in static:
+            assert c.static == pytest.approx(static[c.move] + extra)
+    # another stage's entry changes nothing
+    other = ai.AIConfig(street_bias=((6, lone_ace, 30.0),))
+    assert analyse(hand, seat, "normal", rng=random.Random(1), simulations=40,
+                   config=other) == plain
+
+
 def test_static_value_sees_a_foul_coming() -> None:
     rules = Rules()
     good = Board.parse("2c 3d / Kh Kd / Ah Ad")
