@@ -108,8 +108,8 @@ def parse_config(text: str, base: AIConfig = DEFAULT_CONFIG) -> AIConfig:
         if isinstance(old, bool):
             new = value.lower() in ("1", "true", "yes")
         elif isinstance(old, tuple):  # street_bias=8:14:4.5/8:13:2
-            new = tuple(tuple(float(x) if "." in x else int(x) for x in item.split(":"))
-                        for item in filter(None, value.split("/")))
+            new = tuple(tuple(float(x) if "." in x else int(x) for x in entry.split(":"))
+                        for entry in filter(None, value.split("/")))
         else:
             new = type(old)(value)
         config = replace(config, **{key: new})

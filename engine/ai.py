@@ -1158,7 +1158,6 @@ def analyse(
 
 _After = tuple[int, int, int, int, int, int]
 _Batch = Any
-
 """``batch(afters, rounds, budget, min_rounds) -> (rounds done, values per candidate, fouls,
 royalties, fantasylands)``: every candidate played on the same sampled futures, round after
 round; with a ``budget`` (seconds) it stops before a round would pass it (once ``min_rounds``
