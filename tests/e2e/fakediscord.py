@@ -67,7 +67,10 @@ Notes for bots under test:
 * discord.py sleeps 5 s in ``Client.before_identify_hook`` before every
   *re*-IDENTIFY (not the first one); override it if a test invalidates sessions;
 * the bot must sync its command tree (bulk overwrite) before ``slash()`` can
-  invoke a command, unless ``FakeDiscord(require_registered_commands=False)``.
+  invoke a command, unless ``FakeDiscord(require_registered_commands=False)``; the
+  overwrite is refused (400, 50035) where Discord would refuse it: names, descriptions,
+  25 options or choices, required before optional options, subcommand nesting, 4,000
+  characters a command (``_check_chat_command``).
 """
 
 from __future__ import annotations
@@ -299,6 +302,114 @@ def _invalid_form(path: str, message: str) -> ApiError:
         "Invalid Form Body",
         {path: {"_errors": [{"code": "BASE_TYPE_INVALID", "message": message}]}},
     )
+
+
+# Discord's limits on a CHAT_INPUT command (discord-api-docs, Application Commands: naming,
+# the option structure, choices, and "Limits"): what a bulk overwrite refuses with 50035.
+_NAME = re.compile(r"[-_'\w]{1,32}")
+_SUBCOMMANDS = (1, 2)
+_COMMAND_CHARS = 4000
+
+
+def _check_name(path: str, name: Any) -> int:
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name != name.lower():
+        raise _invalid_form(f"{path}.name", f"invalid name {name!r}")
+    return len(name)
+
+
+def _check_description(path: str, text: Any) -> int:
+    if not isinstance(text, str) or not 1 <= len(text) <= 100:
+        raise _invalid_form(f"{path}.description", "Must be between 1 and 100 in length.")
+    return len(text)
+
+
+def _check_options(path: str, options: Any, parent: int) -> int:
+    """Check the options under a command (``parent`` 0), a group (2) or a subcommand (1);
+    return their characters (names, descriptions, choice names and string values)."""
+    if not isinstance(options, list):
+        raise _invalid_form(path, "expected an array of options")
+    if len(options) > 25:
+        raise _invalid_form(path, "Must be 25 or fewer in length.")
+    chars = 0
+    names: set[str] = set()
+    optional_seen = False
+    kinds = [o.get("type") if isinstance(o, dict) else None for o in options]
+    nested = [k in _SUBCOMMANDS for k in kinds]
+    if any(nested) and not all(nested):
+        raise _invalid_form(path, "Sub-command and sub-command group option types are mutually "
+                                  "exclusive to all other types")
+    for j, opt in enumerate(options):
+        at = f"{path}.{j}"
+        if not isinstance(opt, dict):
+            raise _invalid_form(at, "expected an object")
+        kind = opt.get("type")
+        if not isinstance(kind, int) or not 1 <= kind <= 11:
+            raise _invalid_form(f"{at}.type", f"invalid option type {kind!r}")
+        if (parent == 2 and kind != 1) or (parent == 1 and kind in _SUBCOMMANDS):
+            raise _invalid_form(f"{at}.type", "a subcommand group holds subcommands only, "
+                                              "a subcommand holds no subcommand")
+        chars += _check_name(at, opt.get("name"))
+        chars += _check_description(at, opt.get("description"))
+        if opt["name"] in names:
+            raise _invalid_form(f"{at}.name", "Option names must be unique")
+        names.add(opt["name"])
+        if kind in _SUBCOMMANDS:
+            chars += _check_options(f"{at}.options", opt.get("options") or [], kind)
+            continue
+        if opt.get("required"):
+            if optional_seen:
+                raise _invalid_form(at, "Required options must be placed before non-required "
+                                        "options")
+        else:
+            optional_seen = True
+        choices = opt.get("choices") or []
+        if choices and kind not in (3, 4, 10):
+            raise _invalid_form(f"{at}.choices", "only string, integer and number options have "
+                                                 "choices")
+        if len(choices) > 25:
+            raise _invalid_form(f"{at}.choices", "Must be 25 or fewer in length.")
+        if choices and opt.get("autocomplete"):
+            raise _invalid_form(f"{at}.autocomplete", "Autocomplete cannot be set on an option "
+                                                      "with choices")
+        for k, choice in enumerate(choices):
+            cname = choice.get("name") if isinstance(choice, dict) else None
+            if not isinstance(cname, str) or not 1 <= len(cname) <= 100:
+                raise _invalid_form(f"{at}.choices.{k}.name", "Must be between 1 and 100 in "
+                                                              "length.")
+            chars += len(cname)
+            value = choice.get("value")
+            if kind == 3:
+                if not isinstance(value, str) or not 1 <= len(value) <= 100:
+                    raise _invalid_form(f"{at}.choices.{k}.value", "Must be between 1 and 100 "
+                                                                   "in length.")
+                chars += len(value)
+            elif isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                kind == 4 and not isinstance(value, int)
+            ):
+                raise _invalid_form(f"{at}.choices.{k}.value", f"invalid value {value!r}")
+        if ("min_value" in opt or "max_value" in opt) and kind not in (4, 10):
+            raise _invalid_form(at, "min_value and max_value are for integer and number options")
+        if ("min_length" in opt or "max_length" in opt) and kind != 3:
+            raise _invalid_form(at, "min_length and max_length are for string options")
+        low, high = opt.get("min_value"), opt.get("max_value")
+        if low is not None and high is not None and low > high:
+            raise _invalid_form(f"{at}.min_value", "min_value is above max_value")
+        if not 0 <= opt.get("min_length", 0) <= 6000 or not 1 <= opt.get("max_length", 1) <= 6000:
+            raise _invalid_form(at, "min_length must be 0-6000 and max_length 1-6000")
+    return chars
+
+
+def _check_chat_command(path: str, cmd: dict[str, Any]) -> None:
+    """Refuse a slash command Discord would refuse: names (lowercase, 1-32 word characters,
+    ``-`` or ``'``), descriptions (1-100), at most 25 options, required options before optional
+    ones, subcommands not mixed with other options, groups holding subcommands only, at most
+    25 choices of 1-100 characters, and at most 4,000 characters in all the names,
+    descriptions and choice names and values of the command."""
+    chars = _check_name(path, cmd.get("name"))
+    chars += _check_description(path, cmd.get("description"))
+    chars += _check_options(f"{path}.options", cmd.get("options") or [], 0)
+    if chars > _COMMAND_CHARS:
+        raise _invalid_form(path, f"Command exceeds maximum size ({_COMMAND_CHARS})")
 
 
 class InteractionFailed(AssertionError):
@@ -3184,10 +3295,8 @@ class FakeDiscord:
         for i, cmd in enumerate(req.payload):
             name = cmd.get("name", "")
             ctype = cmd.get("type", 1)
-            if ctype == 1 and (not re.fullmatch(r"[-_\w]{1,32}", name) or name != name.lower()):
-                raise _invalid_form(f"{i}.name", f"invalid command name {name!r}")
-            if ctype == 1 and not 1 <= len(cmd.get("description", "")) <= 100:
-                raise _invalid_form(f"{i}.description", "Must be between 1 and 100 in length.")
+            if ctype == 1:
+                _check_chat_command(str(i), cmd)
             key = (scope, name, ctype)
             cid = self._command_ids.get(key) or self._snowflake()
             self._command_ids[key] = cid

@@ -18,6 +18,7 @@ import threading
 import time
 import warnings
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 import discord
@@ -689,3 +690,50 @@ async def test_non_loopback_peer_is_refused(fake: FakeDiscord) -> None:
     assert resp.status == 200
     # and the server itself only listens on loopback
     assert fake.base_url.startswith("http://127.0.0.1:")
+
+
+async def test_command_definitions_validated_like_discord(fake: FakeDiscord) -> None:
+    """A bulk overwrite Discord would refuse (50035, the path of the fault) is refused here
+    too, so a command the bot could not publish fails the tests, not the first start."""
+
+    def sub(name: str, *options: dict[str, Any]) -> dict[str, Any]:
+        return {"type": 1, "name": name, "description": "d", "options": list(options)}
+
+    def text(name: str, **extra: Any) -> dict[str, Any]:
+        return {"type": 3, "name": name, "description": "d", **extra}
+
+    cases: list[tuple[list[dict[str, Any]], str]] = [
+        ([{"name": "ok", "description": "d", "options": [sub("s", text("a"))]}], ""),
+        ([{"name": "Bad", "description": "d"}], "0.name"),
+        ([{"name": "c", "description": "d", "options": [text(f"o{k}") for k in range(26)]}],
+         "0.options"),
+        ([{"name": "c", "description": "d",
+           "options": [text("a"), text("b", required=True)]}], "0.options.1"),
+        ([{"name": "c", "description": "d", "options": [sub("s"), text("a")]}], "0.options"),
+        ([{"name": "c", "description": "d",
+           "options": [{"type": 2, "name": "g", "description": "d", "options": [text("a")]}]}],
+         "0.options.0.options.0.type"),
+        ([{"name": "c", "description": "d",
+           "options": [sub("s", text("a", choices=[{"name": "x" * 101, "value": "x"}]))]}],
+         "0.options.0.options.0.choices.0.name"),
+        ([{"name": "c", "description": "d",
+           "options": [sub("s", text("a", choices=[{"name": "x", "value": "x"}] * 26))]}],
+         "0.options.0.options.0.choices"),
+        ([{"name": "c", "description": "d",
+           "options": [sub("s", text("a"), text("a"))]}], "0.options.0.options.1.name"),
+        ([{"name": "c", "description": "d",
+           "options": [sub(f"s{k}", *(text(f"o{j}", description="y" * 100) for j in range(4)))
+                       for k in range(10)]}], "0"),
+    ]
+    auth = {"Authorization": f"Bot {fake.token}"}
+    url = f"{fake.api_base}/applications/{fake.application_id}/commands"
+    async with aiohttp.ClientSession() as http:
+        for payload, path in cases:
+            async with http.put(url, json=payload, headers=auth) as resp:
+                body = await resp.json()
+            if not path:
+                assert resp.status == 200 and body[0]["name"] == "ok"
+                continue
+            assert resp.status == 400 and body["code"] == 50035, (path, body)
+            assert path in body["errors"], (path, body)
+    assert set(fake.commands[None]) == {"ok"}  # every refused overwrite left the last one
