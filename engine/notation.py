@@ -64,8 +64,20 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+_CARD_LETTERS = frozenset("akqjtshdc")
+
+
 def _looks_like_word(token: str) -> bool:
-    return len(token) >= 3 and token.isalpha()
+    """A mistyped row word (``tpo``, ``midle``), not a mistyped card (``Akd``, ``Ahh``,
+    ``AhKx``): letters only, at least three, one that no card is written with, and not
+    starting with a card."""
+    if len(token) < 3 or not token.isalpha() or set(token.lower()) <= _CARD_LETTERS:
+        return False
+    try:
+        parse_cards(token[:2])
+    except CardError:
+        return True
+    return False
 
 
 def _cards_of(token: str) -> list[Card]:

@@ -401,6 +401,7 @@ class Rules:
             )
             lines.append(
                 "Naturals: " + ", ".join(f"{n} {val}" for n, val in self.naturals) + "."
+                if self.naturals else "No naturals."
             )
             lines.append(f"Surrender pays {self.chinese_surrender} to each opponent.")
         if self.shoot_the_moon:

@@ -178,6 +178,8 @@ def test_rules_json_round_trip_and_words() -> None:
     assert Rules.from_json(r.to_json()) == r
     assert any("dragon 26" in line for line in r.describe())
     assert any("QQ 14" in line for line in Rules(variant="pineapple").describe())
+    # every natural taken off the table
+    assert "No naturals." in Rules(variant="chinese", naturals=()).describe()
 
 
 def test_the_royalty_line_of_the_rules_text_is_the_engines() -> None:

@@ -102,6 +102,12 @@ def test_bad_card_token_is_named() -> None:
     assert info.value.token == "Zx"
     with pytest.raises(CardError, match="'1h' is not a card"):
         parse_move("Ah 1h top", req("Ah Kd", 2))
+    # a mistyped card of letters only is a card, not a row: its letters are all card letters
+    for typo in ("Akd", "Ahh", "AhKx", "kdd"):
+        with pytest.raises(CardError, match=f"'{typo}' is not a card"):
+            parse_move(f"{typo} top Kd bottom", req("Ah Kd", 2))
+    with pytest.raises(NotationError, match="'tpo' is not a row"):
+        parse_move("Ah tpo Kd bottom", req("Ah Kd", 2))
 
 
 def test_card_not_in_hand_or_already_placed() -> None:

@@ -86,6 +86,17 @@ def test_chinese_bonuses_paid_by_winning_row() -> None:
     assert settle([a, b], rules.with_options(chinese_bonuses=False)).totals == [4, -4]
 
 
+def test_chinese_rows_won_from_a_fouled_board_pay_their_bonuses() -> None:
+    """A fouled board loses every row, and a row won with a bonus hand pays its bonus instead
+    of its 1 unit (README: where RULES.md was silent), so a foul can cost more than 4."""
+    rules = Rules(variant="chinese")
+    clean = Board.parse("2c 3d 4h / 6c 6d 6h 9s 9c / Ks Kh Kd Kc 5s")  # FH middle 2, quads 4
+    fouled = Board.parse("Ah Ad Kc / As Ac Qd 7s 3c / Js Jc 9d 5h 2c")
+    assert fouled.is_foul() and not clean.is_foul()
+    assert settle([clean, fouled], rules).totals == [1 + 2 + 4 + 1, -8]
+    assert settle([clean, fouled], rules.with_options(chinese_bonuses=False)).totals == [4, -4]
+
+
 @pytest.mark.parametrize(("winner", "row", "bonus"), [
     ("2h 3d 4c / 8s 8c 8h 8d Jc / 9s 9c 9h 9d Kc", 1, 8),  # middle quads
     ("2h 3d 4c / 5s 6s 7s 8s 9s / Th Jh Qh Kh Ah", 1, 10),  # middle straight flush
