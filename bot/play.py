@@ -16,18 +16,19 @@ import random
 import re
 import secrets
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as _escape
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, next_button
 from engine.ai import LEVELS, choose_move, choose_natural, suggest
 from engine.autoplay import foul_confirmed, foul_warning
 from engine.board import ROW_SIZES, ROWS
-from engine.cards import SUIT_SYMBOLS
+from engine.cards import SUIT_SYMBOLS, sort_cards
 from engine.evaluator import describe_value
 from engine.hand import Requirement
 from engine.notation import format_move, parse_move
@@ -61,13 +62,22 @@ HELP = """\
 """
 
 
+def escape(text: str) -> str:
+    """``text`` as rich markup, shown as typed whatever follows it: rich's own escape leaves an
+    even run of trailing backslashes to escape a tag after it, or doubles one that shows as
+    two when no tag follows; here they are doubled and closed by an empty tag."""
+    stripped = text.rstrip("\\")
+    tail = len(text) - len(stripped)
+    return _escape(stripped) + ("\\" * (2 * tail) + "[dim][/dim]" if tail else "")
+
+
 class Quit(Exception):
     """The player typed quit (or the input ended)."""
 
 
 def card_markup(card: Card, highlight: bool = False,
-                styles: dict[str, str] = SUIT_STYLE) -> str:
-    text = f"{card.rank_char}{SUIT_SYMBOLS[card.suit]}"
+                styles: dict[str, str] = SUIT_STYLE, suits: Mapping[str, str] = SUIT_SYMBOLS) -> str:
+    text = f"{card.rank_char}{suits[card.suit]}"
     style = styles[card.suit]
     if highlight:
         style += " underline"
@@ -75,8 +85,13 @@ def card_markup(card: Card, highlight: bool = False,
 
 
 def cards_markup(cards: Sequence[Card], highlight: Sequence[Card] = (),
-                 styles: dict[str, str] = SUIT_STYLE) -> str:
-    return " ".join(card_markup(c, c in highlight, styles) for c in cards)
+                 styles: dict[str, str] = SUIT_STYLE,
+                 suits: Mapping[str, str] = SUIT_SYMBOLS) -> str:
+    return " ".join(card_markup(c, c in highlight, styles, suits) for c in cards)
+
+
+LETTER_SUITS = {suit: suit for suit in SUIT_SYMBOLS}
+"""Suits as letters (Ah), for an output that cannot show ♠♥♦♣."""
 
 
 class Game:
@@ -114,6 +129,10 @@ class Game:
         self.image_no = 0
         self.echo = not _isatty(stdin)
         self.start_fantasyland = fantasyland
+        # an output that cannot show ♠♥♦♣ (an ASCII terminal) gets Ah, and '.' for an empty slot
+        unicode = _can_show(console, "♠♥♦♣·")
+        self.suits: Mapping[str, str] = SUIT_SYMBOLS if unicode else LETTER_SUITS
+        self.dot = "·" if unicode else "."
 
     # -- output ------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -135,8 +154,9 @@ class Game:
         last = hand.last_placed[seat]
         done = board.is_complete
         for r, (row_name, row) in enumerate(zip(ROWS, board.rows, strict=True)):
-            slots = ["[dim]··[/]"] * (ROW_SIZES[r] - len(row))
-            text = " ".join([card_markup(c, c in last, self.styles) for c in row] + slots)
+            slots = [f"[dim]{self.dot * 2}[/]"] * (ROW_SIZES[r] - len(row))
+            text = " ".join([card_markup(c, c in last, self.styles, self.suits) for c in row]
+                            + slots)
             note = ""
             if len(row) == ROW_SIZES[r]:
                 note = f"[dim]{describe_value(_row_value(row))}[/]"
@@ -175,16 +195,22 @@ class Game:
                 self.say(line)
         discards = hand.discards[viewer]
         if discards:
-            self.say(f"  [dim]your discards:[/] {cards_markup(discards, styles=self.styles)}")
+            self.say(f"  [dim]your discards:[/] {cards_markup(discards, styles=self.styles, suits=self.suits)}")
 
     # -- images ----------------------------------------------------------------------------------
     def write_image(self, kind: str, data: bytes) -> None:
         if self.images is None:
             return
         self.image_no += 1
-        prefix = re.sub(r"[^\w.-]", "_", self.seed)[:40]  # a seed is any text
+        # a seed is any text; a leading '-' would read as an option in a shell
+        prefix = re.sub(r"[^\w.-]", "_", self.seed)[:40].lstrip("-") or "game"
         path = self.images / f"{prefix}-hand{self.hand_no:02d}-{self.image_no:03d}-{kind}.png"
-        path.write_bytes(data)
+        try:
+            path.write_bytes(data)
+        except OSError as exc:  # the folder went away or filled up: play on without images
+            self.error(f"could not write {path} ({exc.strerror or exc}): no more images")
+            self.images = None
+            return
         self.say(f"  [dim]image: {escape(str(path))}[/]")
 
     def image_table(self, hand: Hand, viewer: int = 0) -> None:
@@ -211,7 +237,7 @@ class Game:
         view = r.TableView(
             title=f"{self.rules.variant} · terminal game", variant=self.rules.variant,
             seats=tuple(seats), street=min(hand.street, hand.streets), streets=hand.streets,
-            hand_no=self.hand_no, note="Practice: no units move",
+            hand_no=self.hand_no, note="Practice: no units move", rules=self.rules,
         )
         try:
             self.write_image("table", r.render_table(view, theme=self.theme()))
@@ -259,7 +285,7 @@ class Game:
         cards = [c for c, _ in placed]
         text = format_move(placed)
         for card in cards:
-            text = text.replace(str(card), card_markup(card, styles=self.styles), 1)
+            text = text.replace(str(card), card_markup(card, styles=self.styles, suits=self.suits), 1)
         extra = f", discards {len(dropped)} face down" if dropped else ""
         self.say(f"  [magenta]{escape(name)}[/] places {text}{extra}.")
 
@@ -276,12 +302,16 @@ class Game:
         return line
 
     def human_act(self, hand: Hand, seat: int) -> None:
-        self.draw_table(hand, seat)
-        self.image_table(hand, seat)
+        drawn = -1
         while hand.may_act(seat):
+            if drawn != len(hand.log):  # again after each of this player's own moves (when
+                # no one else acts in between, e.g. every opponent is in fantasyland)
+                self.draw_table(hand, seat)
+                self.image_table(hand, seat)
+                drawn = len(hand.log)
             req = hand.requirement(seat)
             assert req is not None
-            self.say(f"  Your cards: {cards_markup(req.shown, styles=self.styles)}   [bold]{req.describe()}[/]")
+            self.say(f"  Your cards: {cards_markup(req.shown, styles=self.styles, suits=self.suits)}   [bold]{req.describe()}[/]")
             line = self.read("  > ")
             if not line:
                 continue
@@ -305,9 +335,10 @@ class Game:
         """Run a command; False when the line is a move."""
         word, _, rest = line.partition(" ")
         word = word.lower()
-        if word in ("quit", "exit", "q"):
+        alone = not rest.strip()  # 'Q d ...' or 'h 2c ...' is a move, not quit or help
+        if word in ("quit", "exit", "q") and alone:
             raise Quit
-        if word in ("help", "?", "h"):
+        if word in ("help", "?", "h") and alone:
             self.out.print(HELP, highlight=False)
             return True
         if word in ("board", "table", "show"):
@@ -324,7 +355,7 @@ class Game:
                 self.error(str(exc))
             return True
         if word == "declare":
-            natural = rest.strip().lower()
+            natural = " ".join(rest.lower().split())
             if not natural:
                 self.error("Declare which natural? six pairs, three straights, three flushes "
                            "or dragon")
@@ -377,7 +408,8 @@ class Game:
                 tags.append("[yellow]shoots the moon[/]")
             self.say(f"  [bold]{label}[/] {' · '.join(tags)}".rstrip())
             if s.naturals[seat]:
-                self.say(f"    {cards_markup(hand.natural_cards[seat], styles=self.styles)}")
+                natural = sort_cards(hand.natural_cards[seat])  # as the image shows them
+                self.say(f"    {cards_markup(natural, styles=self.styles, suits=self.suits)}")
             elif hand.boards[seat].is_complete:
                 for line in self.board_lines(hand, seat, seat):
                     if "FOUL" in line or "royalties" in line:
@@ -402,8 +434,11 @@ class Game:
                 parts.append(f"moon {_signed(p.moon_points)}")
             if p.surrender_points:
                 parts.append(f"surrender {_signed(p.surrender_points)}")
-            note = f" [dim]({p.note})[/]" if p.note else ""
-            self.say(f"    {a} vs {b}: {', '.join(parts) or 'nothing'}{note} → "
+            shown = ", ".join(parts)
+            # the note adds what the parts do not say ("both fouled", "foul"), not "surrender"
+            # after "surrender -3" or "natural" after "natural +3"
+            note = f" [dim]({p.note})[/]" if p.note and p.note not in shown else ""
+            self.say(f"    {a} vs {b}: {shown or 'nothing'}{note} → "
                      f"[bold]{_signed(p.total)}[/] to {a}")
         self.say("  [bold]Points[/]")
         for seat in range(hand.n):
@@ -451,6 +486,14 @@ class Game:
                 self.bot_act(hand, bots[0])
                 continue
             self.human_act(hand, 0)
+
+
+def _can_show(console: Console, text: str) -> bool:
+    try:
+        text.encode(console.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def _signed(n: int) -> str:
@@ -520,10 +563,18 @@ def main(
     except KeyboardInterrupt:  # e.g. while the renderer (matplotlib) loads; the game's own
         print("Bye.", file=stdout if stdout is not None else sys.stdout)
         return 0
+    except OSError as exc:  # the output is gone (a closed pipe) or full
+        if stdout is None and isinstance(exc, BrokenPipeError):
+            # nothing more reaches the reader; keep Python's exit flush from failing again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        else:
+            print(f"ofc-bot play: cannot write the game's output: {exc}", file=sys.stderr)
+        return 1
 
 
 def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -> int:
-    stdin = stdin if stdin is not None else sys.stdin
+    # a closed standard input (``<&-``) is an input that has ended
+    stdin = stdin if stdin is not None else sys.stdin or io.StringIO()
     stdout = stdout if stdout is not None else sys.stdout
     if isinstance(stdout, io.TextIOWrapper):  # a terminal that cannot show ♦ or ═ gets '?'
         stdout.reconfigure(errors="replace")
@@ -577,6 +628,8 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
             try:
                 images = Path(args.images).expanduser()
                 images.mkdir(parents=True, exist_ok=True)
+                with tempfile.TemporaryFile(dir=images):  # a folder it can write to
+                    pass
             except (OSError, RuntimeError) as exc:  # RuntimeError: '~someone' unknown
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 console.print(f"[dim]No images: cannot write to {escape(args.images)} "

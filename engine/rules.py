@@ -264,6 +264,7 @@ class Rules:
         changes: dict[str, Any] = {}
         for text in texts:
             name, sep, value = (part.strip() for part in text.partition("="))
+            name = name.lower()  # STRICT_TOP=on as strict_top=on
             key = OPTION_ALIASES.get(name, name)
             if not sep or key in ("variant", "extra", "naturals") or key not in (
                 {f.name for f in fields(self)} | set(NATURAL_NAMES)

@@ -274,6 +274,9 @@ def test_text_options_refuse_digits_that_are_not_ascii() -> None:
     for text in ("dragon=²", "timer=٣٠", "moon_points=1.5"):
         with pytest.raises(RulesError, match="needs a whole number"):
             Rules(variant="chinese").with_text_options([text])
+    # names in any case, as the values
+    assert Rules().with_text_options(["STRICT_TOP=ON", " Moon = on"]) == Rules().with_options(
+        strict_top=True, shoot_the_moon=True)
 
 
 async def test_a_set_that_fouls_is_played_only_when_confirmed() -> None:

@@ -188,6 +188,7 @@ def test_table_options(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["--variant", "chinese", "--option", "surrender=5", "--option", "dragon=0",
                      "--seed", "t9", *FAST], ["surrender", "quit"])
     assert code == 0 and "surrender -5" in out and "Bot 1           +5" in out
+    assert "(surrender)" not in out  # the pair says it once
     for bad, says in ((["--option", "strict_top"], "is not an option"),
                       (["--option", "colour=red"], "is not an option"),
                       (["--option", "strict_top=maybe"], "strict_top is on or off"),
@@ -221,6 +222,9 @@ def test_a_terminal_that_is_not_utf8() -> None:
     stdout.flush()
     text = raw.getvalue().decode("ascii")
     assert "OFC Table ? ofc" in text and "Bye." in text  # '·' shown as '?', no crash
+    # the cards are written with suit letters, the empty slots with dots
+    assert re.search(r"Your cards: ([2-9TJQKA][cdhs] ){4}[2-9TJQKA][cdhs]", text), text
+    assert "top     .. .. .." in text
 
 
 def test_huge_option_numbers_are_refused_not_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
@@ -290,3 +294,87 @@ def test_a_set_that_fouls_asks_for_foul_at_the_end() -> None:
     assert code == 0
     assert "This board fouls: the " in out and "beats the bottom" in out and "'foul' at the end" in out
     assert "You FOUL" in out  # played, as confirmed
+
+
+def test_the_table_is_drawn_at_every_street_when_every_opponent_is_in_fantasyland(
+    tmp_path: Path,
+) -> None:
+    """No one acts between the human's streets then: the table (and its image) is still
+    drawn before each of them."""
+    from rich.console import Console
+
+    from bot.play import Game, load_renderer
+
+    renderer, _ = load_renderer()
+    images = tmp_path if renderer is not None else None
+    stdin = io.StringIO("auto\n" * 5)
+    out = io.StringIO()
+    game = Game(Rules(variant="pineapple"), "You", 1, "easy", "fl", 1, images, 12, stdin,
+                Console(file=out, highlight=False, soft_wrap=True), 0, True)
+    game.renderer = renderer
+    game.hand_no = 1
+    hand = Hand(game.rules, game.names, 1, (0, 14), seed="fl/1")
+    game.play_hand(hand)
+    text = out.getvalue()
+    assert "sets its hand face down" in text
+    for street in range(1, 6):
+        assert f"street {street}/5" in text, street
+    if renderer is not None:
+        assert len(list(tmp_path.glob("fl-hand01-*-table.png"))) == 5
+
+
+def test_quit_and_help_words_with_more_after_them_are_moves() -> None:
+    code, out = run(["--seed", "t5", *FAST], ["Q d 2h top", "h 2c", "quit"])
+    assert code == 0 and "Bye." in out
+    assert "'Q' is not a card" in out and "'h' is not a card" in out
+    assert "Placing cards" not in out  # the help was not shown
+
+
+def test_closed_input_and_output(monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A closed standard input is an ended one; an output that cannot be written ends the
+    game with one line on stderr and status 1, not a traceback."""
+    monkeypatch.setattr("sys.stdin", None)
+    out = io.StringIO()
+    assert main(["--seed", "t5", *FAST], stdout=out) == 0 and "Bye." in out.getvalue()
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+    assert main(["--seed", "t5", *FAST], stdin=io.StringIO(), stdout=Full()) == 1
+    assert "cannot write the game's output" in capsys.readouterr().err
+
+
+def test_an_image_folder_it_cannot_write_to(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("renderer")
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.chdir(tmp_path)
+    with monkeypatch.context() as m:
+        m.setattr("bot.play.tempfile.TemporaryFile", refused)
+        code, out = run(["--images", "pics", "--seed", "w1", "--sims", "12"], ["quit"])
+    assert code == 0 and "No images: cannot write to pics (Permission denied)" in out
+    # a folder that fails later (removed, full): one message, then the game plays on without
+    monkeypatch.setattr(Path, "write_bytes", refused)
+    code, out = run(["--images", "pics", "--seed", "w1", "--sims", "12"], ["auto"] * 3)
+    assert code == 0 and out.count("no more images") == 1 and "image:" not in out
+
+
+def test_names_ending_in_a_backslash_are_shown_as_typed() -> None:
+    from bot.play import escape
+
+    code, out = run(["--name", "me\\", "--seed", "t5", *FAST], ["surrender"])
+    assert code == 0 and "me\\ vs Bot 1" in out and "me\\\\" not in out
+    from rich.console import Console
+
+    for name in ("a\\", "b\\\\", "c[b]\\", "[/]", "plain"):
+        e = escape(name)
+        for markup, text in ((f"[bold]{e}[/]", name), (f"{e} x", f"{name} x"), (e, name),
+                             (f"[bold]{e}[/] y", f"{name} y")):
+            shown = io.StringIO()
+            Console(file=shown, highlight=False).print(markup)
+            assert shown.getvalue() == text + "\n", (name, markup)
