@@ -1970,7 +1970,10 @@ class TableService:
         try:
             await self.store.abort_hand(t.hand_row.id, self.clock(), table_extra=extra)
         except Exception:
-            log.exception("voiding hand %s failed", t.hand_row.id)
+            log.exception("voiding hand %s failed; trying again", t.hand_row.id)
+            # the hand stays over in memory: try again (the settlement first, then the void),
+            # or nothing would ever deal the next hand before a restart
+            self._spawn(t, self._retry_showdown(t, t.hand_row.id))
             return
         await self._clear_hand(t, extra=extra)
         self._spawn(t, self._notify_void(t, number))
@@ -2082,8 +2085,7 @@ class TableService:
     async def balance(self, guild_id: int, user_id: int, name: str) -> tuple[int, int]:
         """(wallet balance, units at tables in this server)."""
         await self.store.ensure_player(guild_id, user_id, name)
-        stats = await self.store.player_stats(guild_id, user_id)
-        return stats.balance, stats.in_play
+        return await self.store.wallet(guild_id, user_id)
 
     async def leaderboard(
         self, guild_id: int, by: str, period: str, limit: int = 10

@@ -391,6 +391,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         by: Literal["units", "points", "hands", "fantasylands"] = "units",
         period: Literal["day", "week", "all"] = "all",
     ) -> None:
+        # a query over the server's hands and an image: answered at once, posted when ready
+        await interaction.response.defer(thinking=True)
         entries = await self.service.leaderboard(_guild_id(interaction), by, period)
         guild = interaction.guild.name if interaction.guild else "this server"
         view = LeaderboardView(
@@ -400,7 +402,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                        for i, e in enumerate(entries)),
         )
         data = await render(render_leaderboard, view)
-        await interaction.response.send_message(
+        await interaction.followup.send(
             describe_leaderboard(for_message(view))[:1990], file=png(data, "leaderboard.png")
         )
 
@@ -409,6 +411,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         self, interaction: discord.Interaction, user: discord.User | None = None
     ) -> None:
         who = user or interaction.user
+        await interaction.response.defer(ephemeral=True, thinking=True)  # a query and an image
         st = await self.service.stats(_guild_id(interaction), who.id, _name(who))
         hands = max(st.hands, 1)
         view = StatsView(
@@ -418,7 +421,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             balances=tuple(st.balance_history),
         )
         data = await render(render_stats, view)
-        await interaction.response.send_message(
+        await interaction.followup.send(
             describe_stats(for_message(view))[:1990], file=png(data, "stats.png"),
             ephemeral=True
         )

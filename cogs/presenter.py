@@ -93,9 +93,10 @@ VARIANT_NAMES = {"ofc": "Open Face", "pineapple": "Pineapple", "chinese": "Chine
 ROW_LABELS = ("top", "middle", "bottom", "discard")
 
 
-def table_title(t: TableState) -> str:
+def table_title(t: TableState, practice: bool | None = None) -> str:
+    """``practice``: of the hand shown (a showdown's, when the seats have changed since)."""
     name = VARIANT_NAMES.get(t.rules.variant, t.rules.variant)
-    if t.practice:
+    if t.practice if practice is None else practice:
         return f"{name} · practice"
     return f"{name} · {t.row.stake} unit{'s' if t.row.stake != 1 else ''}/pt"
 
@@ -428,7 +429,7 @@ class Presenter:
     async def showdown(self, t: TableState, r: ShowdownResult) -> None:
         async with self._ping_locks.setdefault(t.id, asyncio.Lock()):
             await self._drop_last_ping(t)
-        view = showdown_view(r, table_title(t))
+        view = showdown_view(r, table_title(t, r.practice))
         data = await render(render_showdown, view, t)
         lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]
         lines.append(describe_showdown(for_message(view)))

@@ -1216,6 +1216,21 @@ class Store:
             for row in rows
         ]
 
+    async def wallet(self, guild_id: int, user_id: int) -> tuple[int, int]:
+        """``(balance, units at tables)`` of a player in a server."""
+        guild_id, user_id = _id(guild_id, "guild_id"), _id(user_id, "user_id")
+        async with self._lock:
+            return await self._wallet(guild_id, user_id)
+
+    async def _wallet(self, guild_id: int, user_id: int) -> tuple[int, int]:
+        balance = await self._balance(guild_id, user_id)
+        in_play = int(await self._scalar(
+            "SELECT COALESCE(SUM(amount), 0) FROM ledger"
+            " WHERE guild_id = ? AND user_id = ? AND account = 'stack'",
+            (guild_id, user_id),
+        ))
+        return balance, in_play
+
     async def player_stats(self, guild_id: int, user_id: int) -> PlayerStats:
         """Counted hands of a human in a server, the wallet, and units owned after each of
         the last 30 counted hands (see ``PlayerStats.balance_history``)."""
@@ -1239,21 +1254,20 @@ class Store:
             history = await self._all(
                 """
                 SELECT (SELECT COALESCE(SUM(l.amount), 0) FROM ledger l
-                        WHERE l.guild_id = r.guild_id AND l.user_id = r.user_id
-                          AND l.id <= h.ledger_seq) AS owned
-                FROM results r JOIN hands h ON h.id = r.hand_id
-                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0
-                ORDER BY h.ledger_seq DESC, h.finished_at DESC, h.id DESC
-                LIMIT ?
-                """,
+                        WHERE l.guild_id = last.guild_id AND l.user_id = last.user_id
+                          AND l.id <= last.ledger_seq) AS owned
+                FROM (SELECT r.guild_id, r.user_id, h.ledger_seq, h.finished_at, h.id
+                      FROM results r JOIN hands h ON h.id = r.hand_id
+                      WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1
+                        AND r.is_bot = 0
+                      ORDER BY h.ledger_seq DESC, h.finished_at DESC, h.id DESC
+                      LIMIT ?) AS last
+                ORDER BY last.ledger_seq DESC, last.finished_at DESC, last.id DESC
+                """,  # the sum of the ledger only for the last hands (not every hand, then
+                # sorted: that took seconds for a player of thousands of hands)
                 (guild_id, user_id, HISTORY_POINTS),
             )
-            balance = await self._balance(guild_id, user_id)
-            in_play = int(await self._scalar(
-                "SELECT COALESCE(SUM(amount), 0) FROM ledger"
-                " WHERE guild_id = ? AND user_id = ? AND account = 'stack'",
-                (guild_id, user_id),
-            ))
+            balance, in_play = await self._wallet(guild_id, user_id)
             name = await self._scalar(
                 "SELECT name FROM players WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
             )

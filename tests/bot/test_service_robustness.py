@@ -565,6 +565,37 @@ async def test_a_hand_that_can_never_be_settled_is_voided_and_play_goes_on(
     await store.close()
 
 
+async def test_a_void_that_fails_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The void's own write failing once (the database busy) must not leave the finished hand
+    in memory with nothing to move it on (until a restart): it is tried again."""
+    monkeypatch.setattr(service_module, "SETTLE_RETRY", 0.01)
+    svc, rec, store = await make(seed_factory=lambda: "r13v")
+    await _seated_pair(svc)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    first = t.hand_row.id if t.hand_row else 0
+    real = store.finish_hand
+
+    async def refuses(*args: Any, **kw: Any) -> Any:
+        raise ValueError("movements sum to 1, not 0")
+
+    monkeypatch.setattr(store, "finish_hand", refuses)
+    aborts = Failing(store.abort_hand, times=1)
+    monkeypatch.setattr(store, "abort_hand", aborts)
+    try:
+        await finish_by_autoplay(svc)
+        await until(lambda: t.hand is not None and t.row.hand_no == 2)
+        assert aborts.failures == 1 and aborts.passed == 1
+        voided = await store.get_hand(first)
+        assert voided is not None and voided.status == "aborted"
+        assert sum("voided" in text for kind, text in rec.events if kind == "notice") == 1
+        monkeypatch.setattr(store, "finish_hand", real)
+        assert await store.verify_ledger() == []
+    finally:
+        await svc.shutdown()
+        await store.close()
+
+
 async def test_a_fantasyland_waits_for_its_player_sitting_out() -> None:
     """Sat out (say, after a timeout on the street that earned it), a fantasyland is not lost to
     the hands dealt without its player: it is dealt when they sit in again."""

@@ -571,6 +571,34 @@ async def test_player_stats_and_balance_history(store: Store) -> None:
     assert (nobody.hands, nobody.balance, nobody.balance_history) == (0, 0, [])
 
 
+async def test_balance_history_work_grows_with_the_hands_not_their_square(store: Store) -> None:
+    """The balance after each of the last 30 hands sums the ledger for those 30 only: twice
+    the hands cost about twice the work (SQLite's steps, counted), not four times (it once
+    summed it for every hand before keeping 30: seconds for a player of thousands)."""
+    table_id = await two_seated(store, buyin=200)
+    steps = 0
+
+    def step() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    work = []
+    number = 0
+    for _ in range(2):
+        for _ in range(150):
+            number += 1
+            swing = 1 if number % 2 else -1
+            await play(store, table_id, number, {ALICE: swing, BOB: -swing}, 100.0 + number)
+        steps = 0
+        await store._db.set_progress_handler(step, 50)
+        stats = await store.player_stats(G, ALICE)
+        await store._db.set_progress_handler(None, 50)
+        assert stats.hands == number and stats.balance_history[-2:] == [1001, 1000]
+        work.append(steps)
+    assert work[1] < 2.6 * work[0], work
+
+
 # --------------------------------------------------------------------------- integrity
 
 

@@ -212,3 +212,15 @@ def test_the_table_status_counts_down_in_the_client() -> None:
                       f"**{['Ann', 'Bo'][acting]}** (time runs out <t:1234:R>)")
     t.deadlines = {}
     assert presenter_module.table_status(cast(Any, t)).endswith(f"**{['Ann', 'Bo'][acting]}**")
+
+
+def test_a_showdown_is_titled_by_its_hand_not_by_the_seats_now() -> None:
+    """A human who joined a practice table during the hand makes the next hands real, not
+    the one shown: its showdown says practice (``Presenter.showdown`` passes the result's)."""
+    from cogs.presenter import table_title
+
+    t = cast(Any, SimpleNamespace(rules=Rules(), practice=False, row=SimpleNamespace(stake=2)))
+    assert table_title(t) == "Open Face · 2 units/pt"
+    assert table_title(t, True) == "Open Face · practice"
+    t.practice = True
+    assert table_title(t) == table_title(t, True) and table_title(t, False).endswith("2 units/pt")
