@@ -100,18 +100,30 @@ class NullNotifier:
         return None
 
 
+class ChannelGone(Exception):
+    """Raised by a notifier: the table's channel no longer exists (deleted while the bot was
+    away, say), so nobody can play there any more."""
+
+
 class SafeNotifier:
-    """Messages are best effort: a send that fails (permissions, a deleted channel, Discord
-    errors) is logged and never undoes, stops or misreports play."""
+    """Messages are best effort: a send that fails (permissions, Discord errors) is logged and
+    never undoes, stops or misreports play.  A table whose channel is gone is handed to
+    ``on_gone`` (the service closes it)."""
 
-    def __init__(self, inner: Notifier) -> None:
+    def __init__(self, inner: Notifier,
+                 on_gone: Callable[[TableState], None] | None = None) -> None:
         self.inner = inner
+        self.on_gone = on_gone
 
-    async def _call(self, name: str, *args: Any, **kwargs: Any) -> None:
+    async def _call(self, name: str, table: TableState, *args: Any, **kwargs: Any) -> None:
         try:
-            await getattr(self.inner, name)(*args, **kwargs)
+            await getattr(self.inner, name)(table, *args, **kwargs)
         except asyncio.CancelledError:
             raise
+        except ChannelGone:
+            log.warning("the channel %s of table %s is gone", table.row.channel_id, table.id)
+            if self.on_gone is not None:
+                self.on_gone(table)
         except Exception:
             log.exception("notifier %s failed", name)
 
@@ -402,7 +414,7 @@ class TableService:
         self.store = store
         self.thinker = thinker or Thinker(0)
         """Where the AI thinks (worker processes, or threads of this process)."""
-        self._notifier = SafeNotifier(notifier or NullNotifier())
+        self._notifier = SafeNotifier(notifier or NullNotifier(), self.channel_lost)
         self.clock = clock
         self.next_hand_delay = next_hand_delay
         self.seed_factory = seed_factory
@@ -418,7 +430,7 @@ class TableService:
 
     @notifier.setter
     def notifier(self, notifier: Notifier) -> None:
-        self._notifier = SafeNotifier(notifier)
+        self._notifier = SafeNotifier(notifier, self.channel_lost)
 
     # ------------------------------------------------------------------ lifecycle / recovery
     async def recover(self) -> list[TableState]:
@@ -1015,6 +1027,48 @@ class TableService:
                 text = "The table is closed; every stack went back to its owner's balance."
         await self.notifier.table_changed(t)
         return text
+
+    async def channel_gone(self, channel_id: int) -> bool:
+        """The channel (or thread) of a table was deleted, or the bot was removed from its
+        server: nobody can play there any more.  The table closes at once: a hand being
+        played is voided (no units move) and every stack goes back to its owner's balance
+        (``/ofc balance`` anywhere in the server shows it).  False when no table was open
+        there."""
+        table_id = self._by_channel.get(channel_id)
+        t = self.tables.get(table_id) if table_id is not None else None
+        if t is None:
+            return False
+        async with t.lock:
+            if t.id not in self.tables:  # closed meanwhile
+                return False
+            number = t.hand_row.number if t.hand_row is not None else None
+            await self._close_now(t)  # (the store voids a hand still playing, same transaction)
+            t.hand = None  # what is still running for it (a bot thinking) finds no hand
+            t.hand_row = None
+            t.stored = None
+            t.deadlines = {}
+            t.drafts = {}
+        log.info("table %s closed: its channel %s is gone%s", t.id, channel_id,
+                 f" (hand #{number} voided)" if number is not None else "")
+        return True
+
+    async def guild_gone(self, guild_id: int) -> int:
+        """The bot left (or was removed from) a server: its tables close as in
+        ``channel_gone``.  Returns how many."""
+        channels = [t.row.channel_id for t in list(self.tables.values())
+                    if t.row.guild_id == guild_id]
+        return sum([await self.channel_gone(c) for c in channels])
+
+    def channel_lost(self, t: TableState) -> None:
+        """A notifier found the table's channel gone: close the table (in a task of its own,
+        the notifier may have been called with the table's lock held)."""
+        self._spawn(t, self._close_lost(t))
+
+    async def _close_lost(self, t: TableState) -> None:
+        try:
+            await self.channel_gone(t.row.channel_id)
+        except Exception:  # the database: the next message that fails tries again
+            log.exception("closing table %s, whose channel is gone, failed", t.id)
 
     async def set_options(
         self, channel_id: int, user_id: int, manage_guild: bool, *, deck: str | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -110,6 +111,29 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         except ServiceError:  # no table in this thread
             return
         await self.presenter.table_changed(t)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A table's channel deleted: the table closes, stacks back to balances.  (One whose
+        channel went while the bot was away, or with its parent channel, closes at its next
+        message: after a restart, the one saying play resumes.)"""
+        await self._closed_with(self.service.channel_gone, channel.id)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self._closed_with(self.service.channel_gone, payload.thread_id)
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (or left it): its tables close."""
+        await self._closed_with(self.service.guild_gone, guild.id)
+
+    @staticmethod
+    async def _closed_with(close: Callable[[int], Awaitable[object]], some_id: int) -> None:
+        try:
+            await close(some_id)
+        except Exception:  # the database: the table closes at its next message instead
+            log.exception("closing the tables of %s failed", some_id)
 
     # ---------------------------------------------------------------- tables
     @app_commands.command(name="new", description="Open a table in this channel (you take a seat)")

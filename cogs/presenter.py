@@ -8,12 +8,13 @@ import functools
 import io
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import PanelState, ShowdownResult, TableState
+from bot.service import ChannelGone, PanelState, ShowdownResult, TableState
 from bot.stopping import stop_tasks
 from engine import Board, Rules
 from engine.cards import cards_from_json
@@ -233,6 +234,22 @@ def table_status(t: TableState) -> str:
     return f"Hand #{t.row.hand_no}, {street}. To act: {', '.join(acting) or '—'}"
 
 
+UNKNOWN_CHANNEL = 10003
+"""Discord's error code for a channel that does not exist (deleted)."""
+
+
+@contextlib.contextmanager
+def table_channel(t: TableState) -> Iterator[None]:
+    """Around a send to the table's channel: that channel deleted (404 Unknown Channel)
+    becomes ``ChannelGone``, which closes the table (``SafeNotifier``)."""
+    try:
+        yield
+    except discord.NotFound as e:
+        if e.code == UNKNOWN_CHANNEL:
+            raise ChannelGone(t.row.channel_id) from e
+        raise
+
+
 class Presenter:
     """The service's Notifier: posts and edits messages in the table's channel, sends DMs."""
 
@@ -313,6 +330,9 @@ class Presenter:
             async with lock:
                 try:
                     await self.post_table(t, edit=True)
+                except ChannelGone:  # (a task of its own: the service is told here)
+                    self.bot.service.channel_lost(t)  # type: ignore[union-attr]
+                    return
                 except Exception:
                     log.exception("could not update the table message of table %s", t.id)
 
@@ -336,7 +356,8 @@ class Presenter:
                                       view=self.table_components(t))
             except discord.NotFound:
                 pass
-        msg = await channel.send(text, file=file, view=self.table_components(t))
+        with table_channel(t):
+            msg = await channel.send(text, file=file, view=self.table_components(t))
         if self._closed(t):  # closed while the picture was drawn and sent
             await self._mark_closed(t, msg.id)
             return msg
@@ -387,11 +408,12 @@ class Presenter:
         async with self._ping_locks.setdefault(t.id, asyncio.Lock()):
             await self._drop_pings_from_before(t)
             await self._drop_last_ping(t)
-            self._last_ping[t.id] = await self.channel(t).send(
-                f"🎯 {', '.join(mentions)}: your turn — {what} ({clock}). "
-                "Press **Open my panel** or use `/ofc place`.",
-                view=open_panel_view(t.id),
-            )
+            with table_channel(t):
+                self._last_ping[t.id] = await self.channel(t).send(
+                    f"🎯 {', '.join(mentions)}: your turn — {what} ({clock}). "
+                    "Press **Open my panel** or use `/ofc place`.",
+                    view=open_panel_view(t.id),
+                )
 
     async def fantasyland_dealt(self, t: TableState, seat_no: int) -> None:
         from .views import open_panel_view, panel_view
@@ -441,16 +463,19 @@ class Presenter:
                          "`/ofc join` buys in again (or `/ofc leave`).")
         first, *rest = split_message("\n".join(lines))
         channel = self.channel(t)
-        await channel.send(first, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))
-        for more in rest:  # 4 players with long names: every pair's result still shown
-            await channel.send(more)
+        with table_channel(t):
+            await channel.send(first, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))
+            for more in rest:  # 4 players with long names: every pair's result still shown
+                await channel.send(more)
         await self.post_table(t, edit=False)
 
     async def notice(self, t: TableState, text: str, *, ping: bool = True) -> None:
         try:
-            if ping:
-                await self.channel(t).send(text)
-            else:
-                await self.channel(t).send(text, allowed_mentions=discord.AllowedMentions.none())
+            with table_channel(t):
+                if ping:
+                    await self.channel(t).send(text)
+                else:
+                    await self.channel(t).send(
+                        text, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
             log.exception("could not post a notice to table %s", t.id)

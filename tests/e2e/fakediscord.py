@@ -25,7 +25,7 @@ attachment bytes), who can see them (ephemeral messages are visible only to the
 interaction's user), interaction acknowledgement latencies, every request, and
 any request the stand-in did not understand (``fake.unhandled``).
 
-Threads and forum posts (``add_thread``, ``add_forum_channel``/``add_forum_post``,
+Threads and forum posts (``add_thread``, ``add_forum_channel``/``add_forum_post``, ``delete_channel``,
 ``archive_thread``, ``unarchive_thread``, ``lock_thread``) are modelled after Discord's
 Threads topic (discord-api-docs, docs/topics/threads.md) and what discord.py 2.x reads:
 
@@ -56,7 +56,7 @@ Threads topic (discord-api-docs, docs/topics/threads.md) and what discord.py 2.x
   #7707, with HTTP status 403 as #7707 shows; ephemeral responses are not refused).
 
 Not modelled: thread members beyond a private thread's list (THREAD_MEMBERS_UPDATE,
-joining), THREAD_LIST_SYNC, THREAD_DELETE, auto-archiving on a timer (a test archives with
+joining), THREAD_LIST_SYNC, auto-archiving on a timer (a test archives with
 ``archive_thread``), creating threads through the API, per-channel permission overwrites,
 and whether an interaction response may unarchive a thread (treated as a message).
 
@@ -1346,6 +1346,31 @@ class FakeDiscord:
         self._require_thread(thread)
         thread.locked = locked
         await self._thread_updated(thread, timeout)
+
+    async def delete_channel(
+        self, chan: FakeChannel, *, dispatch: bool = True, timeout: float = 5.0
+    ) -> None:
+        """A moderator deletes ``chan`` (a channel, with its threads, or a thread): REST calls
+        to it get 404 10003 Unknown Channel from then on.  CHANNEL_DELETE (THREAD_DELETE for a
+        thread: id, guild_id, parent_id, type) goes to the bot if it saw the channel, unless
+        ``dispatch=False`` (deleted while the bot was away)."""
+        guild = self._guild_of(chan)
+        if guild is None:
+            raise ValueError(f"{chan!r} is not a server channel")
+        seen = self._session_id is not None and self._bot_sees(chan)
+        gone = [chan, *(th for th in guild.threads.values() if th.parent_id == chan.id)]
+        for c in gone:
+            self.channels.pop(c.id, None)
+            guild.channels.pop(c.id, None)
+            guild.threads.pop(c.id, None)
+        if dispatch and seen:
+            if chan.is_thread:
+                data = {"id": str(chan.id), "guild_id": str(guild.id),
+                        "parent_id": str(chan.parent_id), "type": chan.type}
+                await asyncio.wait_for(self._emit("THREAD_DELETE", data), timeout)
+            else:
+                await asyncio.wait_for(self._emit("CHANNEL_DELETE", chan.to_json()), timeout)
+        await self._bump()
 
     @staticmethod
     def _require_thread(thread: FakeChannel) -> None:
