@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import re
 import sqlite3
@@ -66,6 +67,8 @@ from .models import (
 )
 
 __all__ = ["Store", "load_migrations", "split_statements"]
+
+log = logging.getLogger(__name__)
 
 _MIGRATION_NAME = re.compile(r"(\d{3,})_[A-Za-z0-9_]+\.sql")
 TABLE_STATUSES = ("open", "closing", "closed")
@@ -651,7 +654,14 @@ class Store:
                     "SELECT * FROM tables WHERE status != 'closed' AND guild_id = ? ORDER BY id",
                     (_id(guild_id, "guild_id"),),
                 )
-        return [_table_of(row) for row in rows]
+        tables = []
+        for row in rows:
+            try:
+                tables.append(_table_of(row))
+            except ValueError:  # its JSON does not parse: one table must not keep the others
+                # (or the bot's start) down; it stays as it is in the database
+                log.exception("table %s cannot be read back; left out", row["id"])
+        return tables
 
     async def update_table(
         self, table_id: int, *, now: float | None = None, **fields: Any

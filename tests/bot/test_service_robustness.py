@@ -985,6 +985,24 @@ async def test_a_hand_whose_state_does_not_even_parse_is_voided(tmp_path: Any) -
     await store2.close()
 
 
+async def test_a_table_row_that_does_not_parse_keeps_no_other_table_down(tmp_path: Any) -> None:
+    db = tmp_path / "garbled-table.sqlite3"
+    svc, rec, store = await make(db, seed_factory=lambda: "r30t")
+    await _seated_pair(svc)
+    await svc.new_table(G, CH + 1, CAROL, "carol", variant="ofc")
+    broken = svc.table_in_channel(CH).id
+    await svc.shutdown()
+    await store._db.execute("UPDATE tables SET extra = ? WHERE id = ?", ('{"fanta', broken))
+    await store._db.commit()
+    await store.close()
+    svc2, rec2, store2 = await make(db, seed_factory=lambda: "r30u")
+    try:
+        assert [t.row.channel_id for t in await svc2.recover()] == [CH + 1]  # the bot starts
+    finally:
+        await svc2.shutdown()
+        await store2.close()
+
+
 async def test_a_bot_move_that_cannot_be_saved_is_thought_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
