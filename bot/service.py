@@ -2004,6 +2004,7 @@ class TableService:
         t.drafts = {}
         t.away = set()
         t.settle_failures = 0
+        t.bot_keys.clear()  # (the hand's bot decisions: a table's life of them would pile up)
         if t.timer is not None and t.timer is not asyncio.current_task():
             t.timer.cancel()
         t.timer = None

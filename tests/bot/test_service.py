@@ -190,6 +190,22 @@ async def test_bot_declares_a_natural_in_chinese() -> None:
     await store.close()
 
 
+async def test_the_bots_decisions_of_a_settled_hand_are_forgotten() -> None:
+    """What keeps a bot from thinking twice about one decision is per hand: a practice table
+    that runs for days does not pile them up."""
+    svc, rec, store = await make(seed_factory=lambda: "svc-keys")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1, bot_level="easy")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await until(lambda: bool(t.bot_keys))
+    assert {k[0] for k in t.bot_keys} == {1}
+    await finish_by_autoplay(svc)
+    await until(lambda: t.row.hand_no == 2 and t.hand is not None, seconds=10.0)
+    assert t.row.hand_no == 2 and {k[0] for k in t.bot_keys} <= {2}
+    await svc.shutdown()
+    await store.close()
+
+
 async def test_a_waiting_table_deals_when_a_player_arrives() -> None:
     svc, rec, store = await make(seed_factory=lambda: "svc-wait")
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
