@@ -2067,7 +2067,8 @@ class TableService:
         deals at once, and the channel is told once."""
         if delay:
             await asyncio.sleep(delay)
-        again = _backoff(delay)
+        again = _backoff(delay if retry else 0.0)  # (the first wait after a showdown is the
+        # pause between hands, not a retry's)
         async with t.lock:
             if t.hand is not None or t.id not in self.tables:
                 return

@@ -317,9 +317,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         stay_value="Points the bots and suggestions count for staying in fantasyland "
                    "(a number, or default)",
         moon="Shooting the moon: a clean board with a jack-high bottom wins a bonus",
-        moon_points="Units the moon wins from each opponent",
+        moon_points="Points the moon wins from each opponent (times the stake)",
         bonuses="Chinese: row bonuses (top trips 3, middle full house 2, ...)",
-        surrender="Chinese: units a surrender pays each opponent",
+        surrender="Chinese: points a surrender pays each opponent (times the stake)",
         six_pairs="Chinese natural's value (0: not a natural here)",
         three_straights="Chinese natural's value (0: not a natural here)",
         three_flushes="Chinese natural's value (0: not a natural here)",

@@ -625,6 +625,34 @@ async def test_a_fantasyland_waits_for_its_player_sitting_out() -> None:
     await store.close()
 
 
+async def test_a_deal_that_fails_after_the_pause_between_hands_is_retried_soon(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first retry of a failed deal waits ``SAVE_RETRY`` (then twice as long...), not twice
+    the pause between hands it came after (README: 2 s, doubling up to 60 s)."""
+    monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
+    svc, rec, store = await make(seed_factory=lambda: "r15b")
+    await _seated_pair(svc)
+    svc.next_hand_delay = 3600.0  # the test deals the next hand itself
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.hand is None)
+    monkeypatch.setattr(store, "create_hand", Failing(store.create_hand, times=1))
+    deal = svc._next_hand_later
+    retries: list[tuple[float, bool]] = []
+
+    async def retry(t: Any, delay: float, retry: bool = False) -> None:
+        retries.append((delay, retry))
+
+    monkeypatch.setattr(svc, "_next_hand_later", retry)
+    await deal(t, 0.3)  # after a showdown, with a pause of 0.3 s
+    await until(lambda: any(again for _, again in retries))
+    assert [r for r in retries if r[1]] == [(0.05, True)]  # not 2 x 0.3
+    await svc.shutdown()
+    await store.close()
+
+
 async def test_the_button_passes_a_seat_sitting_out() -> None:
     svc, rec, store = await make(seed_factory=lambda: "r15")
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc", fantasyland=False)
