@@ -1600,7 +1600,10 @@ class TableService:
         confirmed = False
         async with t.lock:
             seat = t.seat_of_user(user_id)
-            if seat is None or seat.seat_no != seat_no:
+            if seat is None:  # (their own panel, from before they left: it loses its buttons)
+                raise Stale("You are not seated at this table any more: `/ofc join` takes a "
+                            "seat again.")
+            if seat.seat_no != seat_no:
                 raise ServiceError("This panel belongs to another player.")
             if t.hand is None or t.row.hand_no != hand_no:
                 raise Stale(f"Hand #{hand_no} is over.")  # (with the panel of a new one)

@@ -774,3 +774,26 @@ async def test_two_turn_pings_in_flight_leave_one(tmp_path: Any, monkeypatch: An
         await asyncio.sleep(0.5)
         pings = [m for m in w.fake.messages(w.chan) if "your turn" in (m.content or "")]
         assert len(pings) == 1 and f"<@{to_act(w)[0].id}>" in pings[0].content
+
+
+async def test_the_panel_of_a_player_who_left_says_so(tmp_path: Any) -> None:
+    """Their own panel from before they left: not "another player's", and its buttons go."""
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-left", next_hand_delay=0.01) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.carol, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        panel = await w.slash(w.bob, "ofc hand")
+        menu = panel.message.selects()[0]
+        await w.slash(w.bob, "ofc leave")  # after this hand
+        for user in (w.alice, w.bob, w.carol):
+            await surrender(w, user)
+        await w.fake.wait_until(lambda: table_of(w).row.hand_no == 2
+                                and table_of(w).hand is not None, 10, "hand 2")
+        assert table_of(w).seat_of_user(w.bob.id) is None
+        rec = await w.select(w.bob, panel, menu["custom_id"], [menu["options"][0]["value"]])
+        text = rec.message.content or ""
+        assert "belongs to another player" not in text and "not seated" in text, text
+        assert not rec.message.components
+        w.fake.assert_clean()
