@@ -141,8 +141,6 @@ def panel_view(state: PanelState, variant: str) -> discord.ui.View:
     remaining = state.remaining
     if remaining:
         view.add_item(PanelSelect(base, remaining, state.draft.selected))
-    assigned = {r for _, r in state.draft.assigned}
-    del assigned
     for action, label, style in (
         ("top", "Top", discord.ButtonStyle.secondary),
         ("middle", "Middle", discord.ButtonStyle.secondary),
@@ -219,6 +217,15 @@ class PanelSelect(
         await _guard(interaction, panel_click(interaction, self.base, "pick", values))
 
 
+def _menu_cards(message: discord.Message | None) -> set[str] | None:
+    """The cards the panel message's menu offers (those its picture leaves to place)."""
+    for row in message.components if message is not None else ():
+        for item in getattr(row, "children", ()):
+            if str(getattr(item, "custom_id", "")).startswith("ofc:ps:"):
+                return {option.value for option in item.options}
+    return None
+
+
 async def panel_click(
     interaction: discord.Interaction, base: str, action: str, values: list[str] | None = None
 ) -> None:
@@ -244,9 +251,11 @@ async def panel_click(
                                                 view=None)
         return
     note = f"✅ {message}" if message else ""
-    if action == "pick":
+    if action == "pick" and _menu_cards(interaction.message) == {str(c) for c in state.remaining}:
         # a pick changes only the selection, which the text shows and the image does not: the
-        # image stays (a quarter of the hand images drawn under load were these)
+        # image stays (a quarter of the hand images drawn under load were these), unless the
+        # draft changed since it was drawn (another panel of the same player: its menu then
+        # offers other cards than the draft leaves)
         text, view = panel_text_and_view(bot, state, note)
         await interaction.response.edit_message(content=text, view=view)
         return

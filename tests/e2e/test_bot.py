@@ -797,3 +797,28 @@ async def test_the_panel_of_a_player_who_left_says_so(tmp_path: Any) -> None:
         assert "belongs to another player" not in text and "not seated" in text, text
         assert not rec.message.components
         w.fake.assert_clean()
+
+
+async def test_a_pick_redraws_a_panel_whose_picture_another_panel_made_old(
+    tmp_path: Any,
+) -> None:
+    """Two panels of one player: cards put on a row from one leave the other's picture old,
+    so a pick there draws it again (a pick alone keeps the picture: it shows no selection)."""
+    async with make_world(tmp_path, seed_factory=lambda: "e2e-two-panels") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        mover = next(u for u in (w.alice, w.bob) if u in to_act(w))
+        first = await w.slash(mover, "ofc hand")
+        second = await w.slash(mover, "ofc hand")
+        cards = panel_cards(second.content)
+        old = first.message.files[0][1]
+        rec = await w.select(mover, first, first.message.selects()[0]["custom_id"], cards[:1])
+        assert rec.message.files[0][1] == old  # a pick alone: the same picture
+        rec = await w.select(mover, second, second.message.selects()[0]["custom_id"], cards[:2])
+        await w.click(mover, rec, label="Top")  # the draft: two cards on top
+        rec = await w.select(mover, first, first.message.selects()[0]["custom_id"], cards[2:3])
+        assert f"top: {cards[0]} {cards[1]}" in rec.content
+        assert rec.message.files[0][1] != old  # drawn again, with them
+        w.fake.assert_clean()
