@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
+from engine.actions import Place
 from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, not mid-game
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
@@ -1732,6 +1733,29 @@ class TableService:
             return
         t.timer = asyncio.ensure_future(self._timer(t))
 
+    def _drafted_move(self, t: TableState, hs: int) -> Place | None:
+        """What a player left arranged in their panel without pressing Confirm, when it is a
+        whole legal move that does not foul (when a clean board was possible): a timeout plays
+        it rather than the AI's move (lock held)."""
+        draft = t.drafts.get(hs)
+        req = t.hand.requirement(hs) if t.hand is not None else None
+        if draft is None or req is None or t.hand is None:
+            return None
+        placed = [(c, r) for c, r in draft.assigned if r < 3]
+        discards = [c for c, r in draft.assigned if r == 3]
+        if len(placed) != req.place:
+            return None
+        left = [c for c in req.cards if c not in {c for c, _ in draft.assigned}]
+        if len(left) == req.discard - len(discards):
+            discards += left  # the cards left over are the discards, as at Confirm
+        if self._foul_warning(t, hs, req, placed):
+            return None
+        try:
+            placements, dropped = t.hand.verify_place(hs, placed, discards)
+        except IllegalAction:
+            return None
+        return Place(hs, placements, dropped, auto=True)
+
     async def _timer(self, t: TableState) -> None:
         """The table's clock: plays the moves of the seats whose time ran out.  It stops when
         its hand ends or when it is no longer the table's timer (a hand it settled clears it,
@@ -1761,9 +1785,12 @@ class TableService:
                         continue
                     hand_no = t.row.hand_no
                     snapshot = Hand.from_json(t.hand.to_json())
+                    drafted = {hs: m for hs, _ in todo
+                               if (m := self._drafted_move(t, hs)) is not None}
                 # think without holding the table (the others' commands go on meanwhile);
                 # the seats act independently, so every move is found on the same snapshot
-                moves = {hs: await self.thinker.run(snapshot.autoplay, hs) for hs, _ in todo}
+                moves = {hs: drafted[hs] if hs in drafted
+                         else await self.thinker.run(snapshot.autoplay, hs) for hs, _ in todo}
                 async with t.lock:
                     if superseded():
                         return

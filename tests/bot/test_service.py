@@ -365,6 +365,44 @@ async def test_a_table_above_a_lowered_server_maximum_says_why_it_takes_no_seat(
     await store.close()
 
 
+async def test_a_timeout_plays_the_arrangement_left_in_the_panel() -> None:
+    """Every card on a row but Confirm not pressed in time: the timeout plays that, not the
+    AI's move; an arrangement that is not a whole move is left to the AI."""
+    clock = Clock()
+    svc, rec, store, t = await heads_up("draft-timeout", clock=clock)
+    assert t.hand is not None
+    hs = t.hand.turn
+    seat_no = t.hand_seats[hs]
+    user = t.seat_by_no(seat_no).user_id
+    req = t.hand.requirement(hs)
+    assert req is not None and req.place == 5
+    cards = [str(c) for c in req.cards]
+    step = svc.step_of(t, hs)
+    await svc.panel_action(t.id, user, seat_no, 1, step, "pick", cards)
+    await svc.panel_action(t.id, user, seat_no, 1, step, "bottom", ())  # all five, bottom
+    clock.offset += 100
+    svc.rearm()
+    await until(lambda: t.hand is not None and len(t.hand.boards[hs]) == 5)
+    assert t.hand is not None and [str(c) for c in t.hand.boards[hs].rows[2]] == cards
+    assert t.hand.autoplayed[hs] == 1  # a timeout all the same (the short clock follows)
+    # the other player's half arrangement (two cards on top) is not a move: the AI plays
+    other = t.hand.turn
+    req = t.hand.requirement(other)
+    assert req is not None and other != hs
+    step = svc.step_of(t, other)
+    other_no = t.hand_seats[other]
+    other_user = t.seat_by_no(other_no).user_id
+    await svc.panel_action(t.id, other_user, other_no, 1, step, "pick",
+                           [str(c) for c in req.cards[:2]])
+    await svc.panel_action(t.id, other_user, other_no, 1, step, "top", ())
+    clock.offset += 100
+    svc.rearm()
+    await until(lambda: t.hand is not None and len(t.hand.boards[other]) == 5)
+    assert t.hand is not None and len(t.hand.boards[other]) == 5
+    await svc.shutdown()
+    await store.close()
+
+
 async def test_a_timeout_that_ends_the_players_part_promises_no_short_clock() -> None:
     """Chinese: the one set was the player's whole hand, so the notice says only that they sit
     out from the next hand (it promised "10 s a decision"); /ofc sitout by a player whose set
