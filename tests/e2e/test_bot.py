@@ -324,6 +324,7 @@ async def test_chinese_natural_and_surrender(tmp_path: Any) -> None:
         r = await w.click(w.carol, ask, label="Keep playing")
         assert r.content == "You play on." and not t_hand_of(w).surrendered[hand_seat(w, w.carol)]
         panel = await w.slash(w.carol, "ofc hand")
+        assert "`/ofc declare`" in panel.content  # the panel says how to declare a natural
         cards = panel_cards(panel.content)
         move = (" ".join(cards[:3]) + " top " + " ".join(cards[3:8]) + " middle "
                 + " ".join(cards[8:]) + " bottom")
