@@ -102,6 +102,11 @@ class Thinker:
             try:
                 pool = self._executor()
                 future = asyncio.get_running_loop().run_in_executor(pool, call)
+            except BrokenProcessPool:  # its worker died between two calls: a new one
+                log.error("the AI worker process had died (attempt %d); starting a new one",
+                          attempt)
+                self._drop(self._pool)
+                continue
             except Exception:  # no worker to be had (e.g. no process can be started now)
                 log.exception("could not reach an AI worker process; thinking in a thread")
                 self._drop(self._pool)
@@ -120,11 +125,16 @@ class Thinker:
             return
         if self._pool is pool:
             self._pool = None
-        processes = list(getattr(pool, "_processes", {}).values())  # to stop them for good
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
+        try:
+            # to stop them for good (a pool already shut down, by the first of several calls
+            # that found it broken, has None here)
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                if process.is_alive():
+                    process.terminate()
+        except Exception:  # never in the way of the retry
+            log.exception("stopping an AI worker process failed")
 
     def close(self) -> None:
         """Stop the workers (a decision under way is abandoned)."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import signal
+import time
 
 import pytest
 
@@ -48,6 +50,29 @@ async def test_a_worker_process_thinks_and_a_dead_one_is_replaced() -> None:
     finally:
         thinker.close()
     assert await thinker.run(os.getpid) == os.getpid()  # closed: threads
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="kills a worker with SIGKILL")
+async def test_a_worker_dying_with_several_calls_under_way_loses_none() -> None:
+    """Every call that finds the pool broken thinks again in the new worker (the second one
+    used to fail: the first had shut the pool down already); a worker that died between two
+    calls is replaced before the next (not a call in the bot's own process)."""
+    thinker = Thinker(1)
+    try:
+        await thinker.start()
+        worker = await thinker.run(os.getpid)
+        calls = [asyncio.ensure_future(thinker.run(time.sleep, 0.5)) for _ in range(3)]
+        await asyncio.sleep(0.2)
+        os.kill(worker, signal.SIGKILL)
+        assert await asyncio.gather(*calls, return_exceptions=True) == [None, None, None]
+        worker = await thinker.run(os.getpid)
+        assert worker != os.getpid()
+        os.kill(worker, signal.SIGKILL)  # dies while idle
+        await asyncio.sleep(0.5)
+        again = await thinker.run(os.getpid)
+        assert again not in (worker, os.getpid())
+    finally:
+        thinker.close()
 
 
 async def test_no_worker_to_be_had_thinks_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
