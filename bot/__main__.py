@@ -7,6 +7,7 @@ import faulthandler
 import logging
 import signal
 import sys
+from typing import Any
 
 NO_TOKEN = """\
 OFC Table needs a Discord bot token to connect (DISCORD_TOKEN is not set).
@@ -43,6 +44,25 @@ def _stacks_on_sigusr1() -> None:
             faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
+def _stop_on_sigterm() -> Any:
+    """``kill``, ``systemctl stop`` and ``docker stop`` (SIGTERM) stop the bot as Ctrl-C does:
+    the tables' timers and tasks, the commands, the connection and the database, in order.
+    Returns the handler it replaced (None: none was replaced)."""
+    if hasattr(signal, "SIGTERM"):
+        with contextlib.suppress(ValueError):  # not the main thread
+            return signal.signal(signal.SIGTERM, signal.default_int_handler)
+    return None
+
+
+async def _open_database(path: str) -> None:
+    """Open (create, migrate) the database once before connecting, so that one the bot cannot
+    use is said in a line, not found in the middle of the start."""
+    from .store import Store
+
+    store = await Store.open(path)
+    await store.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "play":
@@ -74,11 +94,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(settings.log_level)
     _stacks_on_sigusr1()
+    import asyncio
+    import sqlite3
+
     import aiohttp
     import discord
 
     from .app import OFCBot
+    from .store import StoreError
 
+    try:
+        asyncio.run(_open_database(settings.database))
+    except (sqlite3.Error, StoreError, OSError) as e:
+        print(f"Cannot use the database OFC_DATABASE={settings.database}: {e}", file=sys.stderr)
+        return 2
+    previous = _stop_on_sigterm()
     bot = OFCBot(settings)
     try:
         bot.run(settings.discord_token, log_handler=None)
@@ -90,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Cannot reach Discord ({settings.api_base}, {settings.gateway_url}): {e}",
               file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:  # (main called from another program: its handler back)
+            signal.signal(signal.SIGTERM, previous)
     return 0
 
 

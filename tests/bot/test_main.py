@@ -1,4 +1,6 @@
 import re
+import signal
+import sqlite3
 from pathlib import Path
 
 import discord
@@ -124,6 +126,42 @@ def test_a_refused_token_or_no_network_is_explained(
         clean_env.setattr(OFCBot, "run", fail)
         assert main([]) == 2
         assert expected in capsys.readouterr().err
+
+
+def test_a_database_it_cannot_use_is_said_in_a_line(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Not a database, or one from a newer version: one line and status 2, before connecting."""
+    from bot.app import OFCBot
+
+    def never(self: OFCBot, *args: object, **kw: object) -> None:
+        raise AssertionError("connected with a database it cannot use")
+
+    clean_env.setattr(OFCBot, "run", never)
+    clean_env.setenv("DISCORD_TOKEN", "abc.def.ghi")
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(b"this is not a database, not at all. " * 40)
+    clean_env.setenv("OFC_DATABASE", str(garbage))
+    assert main([]) == 2
+    assert "Cannot use the database OFC_DATABASE=" in capsys.readouterr().err
+    newer = tmp_path / "newer.sqlite3"
+    with sqlite3.connect(newer) as db:
+        db.execute("PRAGMA user_version = 999")
+    clean_env.setenv("OFC_DATABASE", str(newer))
+    assert main([]) == 2
+    assert "newer than this bot" in capsys.readouterr().err
+
+
+def test_sigterm_stops_the_bot_as_ctrl_c_does() -> None:
+    from bot.__main__ import _stop_on_sigterm
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        _stop_on_sigterm()
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def test_an_empty_variable_does_not_hide_the_dotenv_value(clean_env: pytest.MonkeyPatch) -> None:
