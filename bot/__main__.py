@@ -120,6 +120,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Cannot reach Discord ({settings.api_base}, {settings.gateway_url}): {e}",
               file=sys.stderr)
         return 2
+    except AttributeError as e:
+        # discord.py (2.7) reconnecting after a first gateway connection that failed reads the
+        # websocket it never had: the network error is this one's context
+        cause = e.__context__
+        if bot.ws is None and isinstance(cause, (aiohttp.ClientError, OSError)):
+            print(f"Cannot reach Discord's gateway ({settings.gateway_url}): {cause}",
+                  file=sys.stderr)
+            return 2
+        raise
     finally:
         if previous is not None:  # (main called from another program: its handler back)
             signal.signal(signal.SIGTERM, previous)

@@ -128,6 +128,31 @@ def test_a_refused_token_or_no_network_is_explained(
         assert expected in capsys.readouterr().err
 
 
+def test_a_gateway_out_of_reach_is_explained(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """discord.py's reconnect after a first gateway connection that failed raises an
+    AttributeError (it reads the websocket it never had): said as the network error."""
+    from bot.app import OFCBot
+
+    def fail(self: OFCBot, *args: object, **kw: object) -> None:
+        raise AttributeError("a bug of another kind")
+
+    def fail_with_context(self: OFCBot, *args: object, **kw: object) -> None:
+        try:
+            raise OSError("Connect call failed ('127.0.0.1', 1)")
+        except OSError:
+            raise AttributeError("'NoneType' object has no attribute 'sequence'")  # noqa: B904
+
+    clean_env.setenv("DISCORD_TOKEN", "abc.def.ghi")
+    clean_env.setattr(OFCBot, "run", fail_with_context)
+    assert main([]) == 2
+    assert "Cannot reach Discord's gateway" in capsys.readouterr().err
+    clean_env.setattr(OFCBot, "run", fail)  # an AttributeError of another kind: raised
+    with pytest.raises(AttributeError):
+        main([])
+
+
 def test_a_database_it_cannot_use_is_said_in_a_line(
     clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
