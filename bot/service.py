@@ -222,6 +222,20 @@ class Draft:
         )
 
 
+def _draft_move(
+    req: Requirement, draft: Draft
+) -> tuple[list[tuple[Card, int]], list[Card]]:
+    """The move a panel's draft stands for (Confirm, or a timeout): its cards on rows and its
+    discards, with the cards left over when every card to place is on a row and they are
+    exactly the discards still to make."""
+    placed = [(c, r) for c, r in draft.assigned if r < 3]
+    discards = [c for c, r in draft.assigned if r == 3]
+    left = [c for c in req.cards if c not in {c for c, _ in draft.assigned}]
+    if len(left) == req.discard - len(discards) and len(placed) == req.place:
+        discards += left  # the cards left over are the discards
+    return placed, discards
+
+
 @dataclass
 class TableState:
     """A table in memory (mirrors the store)."""
@@ -1681,11 +1695,7 @@ class TableService:
             elif action == "clear":
                 t.drafts[hs] = Draft()
             elif action == "confirm":
-                placed = [(c, r) for c, r in draft.assigned if r < 3]
-                discards = [c for c, r in draft.assigned if r == 3]
-                left = [c for c in req.cards if c not in {c for c, _ in draft.assigned}]
-                if len(left) == req.discard - len(discards) and len(placed) == req.place:
-                    discards += left  # the cards left over are the discards
+                placed, discards = _draft_move(req, draft)
                 warning = self._foul_warning(t, hs, req, placed)
                 if warning and draft.warned != draft.assigned:  # asked once per arrangement
                     draft.warned = list(draft.assigned)
@@ -1741,13 +1751,9 @@ class TableService:
         req = t.hand.requirement(hs) if t.hand is not None else None
         if draft is None or req is None or t.hand is None:
             return None
-        placed = [(c, r) for c, r in draft.assigned if r < 3]
-        discards = [c for c, r in draft.assigned if r == 3]
+        placed, discards = _draft_move(req, draft)
         if len(placed) != req.place:
             return None
-        left = [c for c in req.cards if c not in {c for c, _ in draft.assigned}]
-        if len(left) == req.discard - len(discards):
-            discards += left  # the cards left over are the discards, as at Confirm
         if self._foul_warning(t, hs, req, placed):
             return None
         try:

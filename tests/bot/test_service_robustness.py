@@ -534,27 +534,36 @@ async def test_leavers_are_released_whatever_their_seat_order() -> None:
     await store.close()
 
 
-async def test_a_hand_that_can_never_be_settled_is_voided_and_play_goes_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def _a_hand_that_cannot_be_settled(
+    monkeypatch: pytest.MonkeyPatch, seed: str
+) -> tuple[TableService, Recorder, Store, Any, int, Any, list[int]]:
+    """A heads-up hand dealt whose settlement the store always refuses: (service, recorder,
+    store, table, the hand's id, the real ``finish_hand``, the refused calls (one number))."""
     monkeypatch.setattr(service_module, "SETTLE_RETRY", 0.01)
-    svc, rec, store = await make(seed_factory=lambda: "r13")
+    svc, rec, store = await make(seed_factory=lambda: seed)
     await _seated_pair(svc)
     await svc.start(CH, ALICE)
     t = svc.table_in_channel(CH)
     first = t.hand_row.id if t.hand_row else 0
     real = store.finish_hand
-    calls = 0
+    calls = [0]
 
     async def refuses(*args: Any, **kw: Any) -> Any:
-        nonlocal calls
-        calls += 1
+        calls[0] += 1
         raise ValueError("movements sum to 1, not 0")
 
     monkeypatch.setattr(store, "finish_hand", refuses)
+    return svc, rec, store, t, first, real, calls
+
+
+async def test_a_hand_that_can_never_be_settled_is_voided_and_play_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    svc, rec, store, t, first, real, calls = await _a_hand_that_cannot_be_settled(
+        monkeypatch, "r13")
     await finish_by_autoplay(svc)
     await until(lambda: t.hand is not None and t.row.hand_no == 2)
-    assert calls == service_module.SETTLE_ATTEMPTS
+    assert calls == [service_module.SETTLE_ATTEMPTS]
     voided = await store.get_hand(first)
     assert voided is not None and voided.status == "aborted"
     assert any(kind == "notice" and "voided" in text for kind, text in rec.events)
@@ -568,18 +577,8 @@ async def test_a_hand_that_can_never_be_settled_is_voided_and_play_goes_on(
 async def test_a_void_that_fails_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The void's own write failing once (the database busy) must not leave the finished hand
     in memory with nothing to move it on (until a restart): it is tried again."""
-    monkeypatch.setattr(service_module, "SETTLE_RETRY", 0.01)
-    svc, rec, store = await make(seed_factory=lambda: "r13v")
-    await _seated_pair(svc)
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    first = t.hand_row.id if t.hand_row else 0
-    real = store.finish_hand
-
-    async def refuses(*args: Any, **kw: Any) -> Any:
-        raise ValueError("movements sum to 1, not 0")
-
-    monkeypatch.setattr(store, "finish_hand", refuses)
+    svc, rec, store, t, first, real, _ = await _a_hand_that_cannot_be_settled(
+        monkeypatch, "r13v")
     aborts = Failing(store.abort_hand, times=1)
     monkeypatch.setattr(store, "abort_hand", aborts)
     try:
