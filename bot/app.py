@@ -73,8 +73,10 @@ class OFCBot(commands.Bot):
         # first bot moves would spend their budget filling them; done meanwhile, it slowed
         # the first interactions)
         await self._start_thinker()
-        resumed = await self.service.recover()
-        log.info("recovered %d open table(s)", len(resumed))
+        # loaded now (a command at one is answered that it resumes in a moment), resumed
+        # once connected (``on_connect``): a start that fails to connect posts nothing
+        loaded = await self.service.load_tables()
+        log.info("loaded %d open table(s)", len(loaded))
 
     async def _sync_commands(self) -> None:
         """Publish the slash commands: to ``OFC_DEV_GUILD_ID`` at every start (instant there), else
@@ -134,6 +136,12 @@ class OFCBot(commands.Bot):
             await self.store.close()
             self.store = None
         log.info("stopped")
+
+    async def on_connect(self) -> None:
+        """The gateway's READY: play resumes at the tables loaded at the start (the first
+        time only; a new session later finds none waiting)."""
+        if self.service is not None:
+            await self.service.resume()
 
     async def on_ready(self) -> None:
         log.info("connected as %s (%s) in %d server(s)", self.user, getattr(self.user, "id", "?"),

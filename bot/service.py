@@ -264,6 +264,8 @@ class TableState:
     settle_failures: int = 0
     save_failures: int = 0
     """Saves of the hand that failed in a row (0 after a save that worked)."""
+    resuming: bool = False
+    """Loaded after a restart and not resumed yet (``TableService.resume``): commands wait."""
 
     @property
     def id(self) -> int:
@@ -405,6 +407,14 @@ def _seed() -> str:
     return secrets.token_hex(16)
 
 
+def _resumed(t: TableState) -> TableState:
+    """``t``, unless the bot has just restarted and not resumed it yet (``load_tables``)."""
+    if t.resuming:
+        raise ServiceError("The bot has just restarted and is resuming this table: try again "
+                           "in a few seconds.")
+    return t
+
+
 def _require_host(t: TableState, user_id: int, manage_guild: bool, what: str) -> None:
     """Table changes are for its host or a server manager (lock held: the host changes under
     it, when the host leaves)."""
@@ -437,6 +447,9 @@ class TableService:
         self.bot_delay = bot_delay
         self.tables: dict[int, TableState] = {}
         self._by_channel: dict[int, int] = {}
+        self._to_resume: list[tuple[TableState, int | None]] = []
+        """Tables loaded, not resumed yet, each with the number of its hand voided as
+        unreadable (``load_tables``, ``resume``)."""
         self._closed = False
 
     @property
@@ -449,8 +462,18 @@ class TableService:
 
     # ------------------------------------------------------------------ lifecycle / recovery
     async def recover(self) -> list[TableState]:
-        """Reload every open table; re-arm timers (an expired deadline acts at once)."""
-        resumed = []
+        """Reload every open table and resume play there (``load_tables`` then ``resume``)."""
+        loaded = await self.load_tables()
+        await self.resume()
+        return loaded
+
+    async def load_tables(self) -> list[TableState]:
+        """Reload every open table, nothing more: no timer, no bot, no message until
+        ``resume`` (the bot calls it once connected to Discord's gateway, so that a start
+        that fails to connect, tried again and again by a supervisor, neither posts a notice
+        at every table each time nor plays the timeouts of players who cannot reach it).
+        Meanwhile a command at such a table is answered that it resumes in a moment."""
+        loaded = []
         unreadable: dict[int, int] = {}  # table id -> number of the hand voided
         for row in await self.store.open_tables():
             for attempt in range(1, LOAD_ATTEMPTS + 1):  # a database error may pass
@@ -464,20 +487,33 @@ class TableService:
                         await asyncio.sleep(LOAD_RETRY * attempt)
             else:
                 continue
+            t.resuming = True
             self.tables[row.id] = t
             self._by_channel[row.channel_id] = row.id
-            resumed.append(t)
-        for t in resumed:
+            loaded.append(t)
+            self._to_resume.append((t, unreadable.get(t.id)))
+        return loaded
+
+    async def resume(self) -> None:
+        """Resume play at the tables ``load_tables`` loaded: re-arm their timers (an expired
+        deadline acts at once), let their bots play, settle a hand stopped before it was
+        settled, and tell each channel that play resumes (again the turn and the fantasyland
+        hands not set: what was sent just before the stop may not have gone out)."""
+        pending, self._to_resume = self._to_resume, []
+        if pending:
+            log.info("resuming %d table(s)", len(pending))
+        for t, lost in pending:
             news: tuple[list[int], tuple[list[int], Requirement | None]] | None = None
             try:
                 async with t.lock:
+                    t.resuming = False
+                    if self.tables.get(t.id) is not t:  # closed meanwhile (channel deleted)
+                        continue
                     if t.hand is not None and t.hand.is_over:  # stopped before it was settled
                         await self._showdown(t)
                     elif t.hand is not None:
                         self._arm(t)
                         self._schedule_bots(t)
-                        # the fantasyland hands not set yet and the turn, again: what was
-                        # sent just before the stop may not have gone out
                         news = self._news(t, still_on_time=True)
                     elif t.row.status == "closing" or not t.humans:
                         # closed between hands, as after a hand (a database error there is
@@ -492,7 +528,6 @@ class TableService:
                 log.exception("recovering table %s failed", t.id)
                 continue
             if t.row.status != "closed":
-                lost = unreadable.get(t.id)
                 await self.notifier.notice(t, "The bot restarted: play resumes where it was." if
                                            lost is None else
                                            f"The bot restarted: hand #{lost} could not be "
@@ -502,7 +537,6 @@ class TableService:
                     self._spawn(t, self._send_news(t, *news))  # next tables wait for none
                 else:
                     await self.notifier.table_changed(t)
-        return resumed
 
     def _load_hand(self, t: TableState, hand_row: HandRow) -> None:
         t.hand_row = hand_row
@@ -586,13 +620,13 @@ class TableService:
         table_id = self._by_channel.get(channel_id)
         if table_id is None or table_id not in self.tables:
             raise ServiceError("There is no table in this channel. Open one with `/ofc new`.")
-        return self.tables[table_id]
+        return _resumed(self.tables[table_id])
 
     def table(self, table_id: int) -> TableState:
         t = self.tables.get(table_id)
         if t is None:
             raise Stale("That table is closed.")
-        return t
+        return _resumed(t)
 
     def _my_seat(self, t: TableState, user_id: int) -> SeatRow:
         seat = t.seat_of_user(user_id)
@@ -1513,6 +1547,8 @@ class TableService:
         changes nothing), persisted, then announced.  ``hand_no``: only in that hand;
         ``table_id``: only at that table (a new table in the channel counts hands from 1)."""
         t = self.table_in_channel(channel_id) if table_id is None else self.tables.get(table_id)
+        if t is not None:
+            _resumed(t)
         if t is None:
             raise ServiceError(f"That table is closed: hand #{hand_no} is over; nothing was "
                                "done.")

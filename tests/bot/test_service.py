@@ -150,6 +150,45 @@ async def test_expired_deadline_acts_at_once_after_recovery(tmp_path: Path) -> N
     await store2.close()
 
 
+async def test_loaded_tables_wait_for_resume(tmp_path: Path) -> None:
+    """Loaded at the start, a table does nothing until the bot is connected (``resume``): a
+    start that cannot connect, tried again and again, posted a notice at every table each
+    time and played the timeouts of players who could not reach the bot."""
+    clock = Clock()
+    db = tmp_path / "svc.sqlite3"
+    svc, rec, store = await make(db, clock=clock, seed_factory=lambda: "svc-load")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    first = svc.table_in_channel(CH).hand.turn
+    await svc.shutdown()
+    await store.close()
+    clock.offset += 60  # a deadline that has passed
+    for _attempt in range(3):  # starts that never connect
+        svc2, rec2, store2 = await make(db, clock=clock)
+        assert len(await svc2.load_tables()) == 1
+        await asyncio.sleep(0.2)
+        t2 = svc2.tables[next(iter(svc2.tables))]
+        assert rec2.events == [] and t2.timer is None and not t2.hand.autoplayed[first]
+        with pytest.raises(ServiceError, match="resuming this table"):
+            svc2.table_in_channel(CH)
+        with pytest.raises(ServiceError, match="resuming this table"):
+            await svc2.place_text(CH, ALICE, "Ah top")
+        await svc2.shutdown()
+        await store2.close()
+    svc3, rec3, store3 = await make(db, clock=clock)
+    await svc3.load_tables()
+    await svc3.resume()
+    t3 = svc3.table_in_channel(CH)
+    await until(lambda: bool(t3.hand.autoplayed[first]))
+    notices = [str(e[1]) for e in rec3.events if e[0] == "notice"]
+    assert sum("play resumes" in n for n in notices) == 1
+    await svc3.resume()  # a later connection: nothing more
+    assert sum("play resumes" in str(e[1]) for e in rec3.events if e[0] == "notice") == 1
+    await svc3.shutdown()
+    await store3.close()
+
+
 async def test_errors_leave_everything_unchanged() -> None:
     svc, rec, store = await make(seed_factory=lambda: "svc-err")
     with pytest.raises(ServiceError, match="no table in this channel"):
