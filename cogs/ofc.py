@@ -114,10 +114,21 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
-        """A table's channel deleted: the table closes, stacks back to balances.  (One whose
-        channel went while the bot was away, or with its parent channel, closes at its next
-        message: after a restart, the one saying play resumes.)"""
+        """A table's channel deleted: the table closes, stacks back to balances; so do the
+        tables in its threads (discord.py reports the threads it has in its cache as deleted
+        too; an archived thread is not there, so each table whose channel the cache lacks is
+        looked up).  One whose channel went while the bot was away closes at its next
+        message: after a restart, the one saying play resumes."""
         await self._closed_with(self.service.channel_gone, channel.id)
+        for t in list(self.service.tables.values()):
+            if t.row.guild_id != channel.guild.id or self.bot.get_channel(t.row.channel_id):
+                continue
+            try:
+                await self.bot.fetch_channel(t.row.channel_id)
+            except discord.NotFound:  # an archived thread deleted with its parent
+                await self._closed_with(self.service.channel_gone, t.row.channel_id)
+            except discord.HTTPException:  # (no access now: its next message tells)
+                continue
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:

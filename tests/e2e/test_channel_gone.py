@@ -64,6 +64,39 @@ async def test_a_deleted_thread_closes_its_table(tmp_path: Any) -> None:
         w.fake.assert_clean(allow_api_errors=[UNKNOWN_CHANNEL])
 
 
+async def test_a_table_in_an_archived_thread_closes_with_its_parent(tmp_path: Any) -> None:
+    """Discord sends no event for the threads of a deleted channel, and discord.py reports only
+    those in its cache, which has no archived thread: a table waiting there for players (an
+    idle thread archives itself) closed only at its next message, the next restart's."""
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        parent = w.chan
+        other = w.fake.add_text_channel(w.guild, "elsewhere")
+        live = w.fake.add_thread(parent, "busy night")
+        w.chan = live
+        busy = await _two_at_a_hand(w, start=False)
+        thread = w.fake.add_thread(other, "poker night")
+        w.chan = thread
+        await w.slash(w.alice, "ofc new", variant="ofc", buyin=250)
+        await w.slash(w.bob, "ofc join", buyin=100)  # two seated, no hand: waiting for a start
+        t = table_of(w)
+        assert await w.store.balance(w.guild.id, w.bob.id) == 800
+        await asyncio.sleep(0.3)  # the table message's edits done before it archives
+        await w.fake.archive_thread(thread)
+        await w.fake.wait_until(lambda: w.bot.get_channel(thread.id) is None, 5, "uncached")
+        await w.fake.delete_channel(parent)  # not this table's: it stays
+        await w.fake.wait_until(lambda: busy.id not in w.service.tables, 5, "the busy closed")
+        await asyncio.sleep(0.3)
+        assert t.id in w.service.tables
+        await w.fake.delete_channel(other)
+        await w.fake.wait_until(lambda: t.id not in w.service.tables, 5, "the table closed")
+        assert (await w.store.get_table(t.id)).status == "closed"
+        for user in (w.alice, w.bob):  # both tables' stacks back
+            assert await w.store.balance(w.guild.id, user.id) == 1000
+        assert await w.store.verify_ledger() == []
+        w.fake.assert_clean(allow_api_errors=[UNKNOWN_CHANNEL])
+
+
 async def test_a_channel_deleted_unseen_closes_at_its_next_message(tmp_path: Any) -> None:
     """No event (deleted while the bot was away, or missed): the next message to it gets 404
     Unknown Channel, and the table closes."""
