@@ -7,7 +7,10 @@ import faulthandler
 import logging
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 NO_TOKEN = """\
 OFC Table needs a Discord bot token to connect (DISCORD_TOKEN is not set).
@@ -94,6 +97,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(settings.log_level)
     _stacks_on_sigusr1()
+    from .instance import AlreadyRunning, InstanceLock
+
+    instance = InstanceLock(settings.database)
+    try:
+        instance.acquire()
+    except AlreadyRunning as e:
+        print(f"Another OFC Table bot{f' (pid {e.pid})' if e.pid else ''} is already running on "
+              f"the database OFC_DATABASE={settings.database} (two would play its tables twice): "
+              "stop it first, or give this one a database of its own.", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"Cannot use the database OFC_DATABASE={settings.database}: cannot write "
+              f"{instance.path}: {e}", file=sys.stderr)
+        return 2
+    try:
+        return _run(settings)
+    finally:
+        instance.release()
+
+
+def _run(settings: Settings) -> int:
+    """The bot on ``settings`` until it stops (the database is its own: ``main``)."""
     import asyncio
     import sqlite3
 
@@ -108,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     except (sqlite3.Error, StoreError, OSError) as e:
         print(f"Cannot use the database OFC_DATABASE={settings.database}: {e}", file=sys.stderr)
         return 2
+    assert settings.discord_token  # (main says what to do without one)
     previous = _stop_on_sigterm()
     bot = OFCBot(settings)
     try:

@@ -1,6 +1,8 @@
 import re
 import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import discord
@@ -175,6 +177,37 @@ def test_a_database_it_cannot_use_is_said_in_a_line(
     clean_env.setenv("OFC_DATABASE", str(newer))
     assert main([]) == 2
     assert "newer than this bot" in capsys.readouterr().err
+
+
+def test_a_second_bot_on_the_same_database_stops_at_once(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Two bots on one database would resume the same tables and play them twice: the second
+    says which process holds it, status 2, before connecting; once that one is gone (killed:
+    the system frees its lock) a bot starts."""
+    from bot.app import OFCBot
+
+    runs: list[str] = []
+    clean_env.setattr(OFCBot, "run", lambda self, *a, **kw: runs.append("ran"))
+    clean_env.setenv("DISCORD_TOKEN", "abc.def.ghi")
+    db = tmp_path / "ofc.sqlite3"
+    clean_env.setenv("OFC_DATABASE", str(db))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from bot.instance import InstanceLock; "
+         f"lock = InstanceLock({str(db)!r}); lock.acquire(); print('held', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert main([]) == 2
+        err = capsys.readouterr().err
+        assert f"(pid {holder.pid}) is already running on the database" in err and not runs
+        assert not db.exists()  # not even opened
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main([]) == 0 and runs == ["ran"]
+    assert main([]) == 0 and runs == ["ran", "ran"]  # released at the end of each run
 
 
 def test_sigterm_stops_the_bot_as_ctrl_c_does() -> None:
