@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
-from engine.actions import Place
+from engine.actions import Declare, Place
 from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, not mid-game
+from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
 from engine.rules import NATURAL_NAMES
@@ -41,7 +42,7 @@ from .store import (
     StoreError,
     TableRow,
 )
-from .thinker import Thinker
+from .thinker import Hung, Thinker
 
 log = logging.getLogger("ofc.service")
 
@@ -405,6 +406,23 @@ class PanelState:
 
 def _seed() -> str:
     return secrets.token_hex(16)
+
+
+def _plain_autoplay(hand: Hand, hs: int) -> Callable[[], Place | Declare]:
+    """A timeout's move for ``hs`` found without the AI (the fallback when it does not
+    answer: ``Thinker``), on a copy of ``hand`` (autoplay plays the move on the hand)."""
+    return lambda: Hand.from_json(hand.to_json()).autoplay(hs, plain=True)
+
+
+def _plain_move(hand: Hand, hs: int) -> Callable[[], Move]:
+    """A bot's move for ``hs`` found without the AI (the fallback when it does not answer)."""
+
+    def move() -> Move:
+        req = hand.requirement(hs)
+        assert req is not None
+        return choose_placement(hand, hs, req, plain=True)
+
+    return move
 
 
 def _resumed(t: TableState) -> TableState:
@@ -1765,7 +1783,10 @@ class TableService:
                     "at a real-stakes table they would be cheating."
                 )
             snapshot = Hand.from_json(t.hand.to_json())
-        s = await self.thinker.run(suggest, snapshot, hs, "normal")
+        try:
+            s = await self.thinker.run(suggest, snapshot, hs, "normal")
+        except Hung:
+            raise ServiceError("The AI did not answer in time; please try again.") from None
         return f"{req.describe()}: suggested {s.explanation}"
 
     # ------------------------------------------------------------------ timers and bots
@@ -1832,7 +1853,9 @@ class TableService:
                 # think without holding the table (the others' commands go on meanwhile);
                 # the seats act independently, so every move is found on the same snapshot
                 moves = {hs: drafted[hs] if hs in drafted
-                         else await self.thinker.run(snapshot.autoplay, hs) for hs, _ in todo}
+                         else await self.thinker.run(snapshot.autoplay, hs,
+                                                     fallback=_plain_autoplay(snapshot, hs))
+                         for hs, _ in todo}
                 async with t.lock:
                     if superseded():
                         return
@@ -1851,7 +1874,8 @@ class TableService:
                         except IllegalAction:  # cannot happen: found on this seat's state
                             log.exception("timeout move refused; thinking again")
                             fresh = Hand.from_json(t.hand.to_json())
-                            t.hand.apply(await self.thinker.run(fresh.autoplay, hs))
+                            t.hand.apply(await self.thinker.run(
+                                fresh.autoplay, hs, fallback=_plain_autoplay(fresh, hs)))
                         played += 1
                         t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
@@ -1955,9 +1979,10 @@ class TableService:
             level = str(seat.bot_level) if seat and seat.bot_level else "normal"
             snapshot = Hand.from_json(t.hand.to_json())
         # think without holding the table: the others' commands go on meanwhile
-        natural = await self.thinker.run(choose_natural, snapshot, hs)
+        natural = await self.thinker.run(choose_natural, snapshot, hs, fallback=lambda: None)
         placed, discards = (
-            ((), ()) if natural else await self.thinker.run(choose_move, snapshot, hs, level)
+            ((), ()) if natural else await self.thinker.run(
+                choose_move, snapshot, hs, level, fallback=_plain_move(snapshot, hs))
         )
         async with t.lock:
             if not current():
@@ -1971,7 +1996,8 @@ class TableService:
                     t.hand.place(hs, placed, discards)
             except IllegalAction:
                 log.exception("bot move refused; autoplaying")
-                t.hand.apply(await self.thinker.run(snapshot.autoplay, hs))
+                t.hand.apply(await self.thinker.run(snapshot.autoplay, hs,
+                                                    fallback=_plain_autoplay(snapshot, hs)))
             t.deadlines.pop(hs, None)
             try:
                 await self._after_action(t)

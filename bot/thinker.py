@@ -14,11 +14,20 @@ it dead is tried once more there, then in a thread of the bot's process, so a ti
 gets its move; any other failure to reach a worker is thought in a thread too.  The workers
 ignore Ctrl-C (the bot stops them) and exit when the bot's process is gone.  ``processes=0``
 thinks in threads of the bot's process (the tests' default).
+
+A watchdog: a call still running in a worker after ``HANG_LIMIT`` seconds (a decision takes at
+most its level's budget, 1 s, a fantasyland solve milliseconds) is a hang: the worker writes
+where it was stuck to the log (``faulthandler``) and exits, so that the calls queued behind it
+(every table's bots and timeouts share the workers) go on in a new worker.  The hung call is not
+tried again (it would hang again): its ``fallback`` runs in a thread instead (a timeout's plain
+move), or ``Hung`` is raised.  Threads (``processes=0``) have no watchdog: a thread cannot be
+stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import functools
 import logging
 import multiprocessing
@@ -26,6 +35,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,6 +44,27 @@ from typing import Any, TypeVar
 log = logging.getLogger("ofc.thinker")
 
 T = TypeVar("T")
+
+HANG_LIMIT = 30.0
+"""Seconds a call may run in a worker before it counts as a hang (see the module's doc)."""
+
+
+class Hung(Exception):
+    """The AI did not answer within ``HANG_LIMIT`` and the call had no fallback."""
+
+
+def _limited(limit: float, call: Callable[[], T]) -> T:
+    """In a worker: ``call()``, the process ending (its stacks written to stderr) if it has not
+    returned after ``limit`` seconds."""
+    try:
+        faulthandler.dump_traceback_later(limit, exit=True)
+    except (AttributeError, OSError, RuntimeError, ValueError):  # no stderr to write to
+        log.warning("no watchdog for this AI call: the worker has no stderr")
+        return call()
+    try:
+        return call()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 def _follow_parent() -> None:
@@ -63,10 +94,11 @@ def _ready() -> bool:
 
 
 class Thinker:
-    def __init__(self, processes: int = 0) -> None:
+    def __init__(self, processes: int = 0, hang_limit: float = HANG_LIMIT) -> None:
         if processes < 0:
             raise ValueError("processes must be 0 or more")
         self.processes = processes
+        self.hang_limit = hang_limit
         self._pool: ProcessPoolExecutor | None = None
         self._closed = False
 
@@ -91,17 +123,22 @@ class Thinker:
         await asyncio.gather(*(loop.run_in_executor(pool, _ready)
                                for _ in range(self.processes)))
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def run(
+        self, fn: Callable[..., T], *args: Any, fallback: Callable[[], T] | None = None
+    ) -> T:
         """``fn(*args)`` off the event loop (``fn`` and its arguments are sent to a worker: a
         module-level function or a bound method of a picklable object such as ``Hand``).  What
-        ``fn`` raises is raised here."""
+        ``fn`` raises is raised here.  A call that hangs in a worker (``HANG_LIMIT``) returns
+        ``fallback()`` (thought in a thread) or raises ``Hung``."""
         call = functools.partial(fn, *args)
         for attempt in (1, 2):
             if not self.processes or self._closed:
                 break
             try:
                 pool = self._executor()
-                future = asyncio.get_running_loop().run_in_executor(pool, call)
+                start = time.monotonic()
+                future = asyncio.get_running_loop().run_in_executor(
+                    pool, _limited, self.hang_limit, call)
             except BrokenProcessPool:  # its worker died between two calls: a new one
                 log.error("the AI worker process had died (attempt %d); starting a new one",
                           attempt)
@@ -114,8 +151,19 @@ class Thinker:
             try:
                 return await future
             except BrokenProcessPool:
-                log.error("the AI worker process died (attempt %d); starting a new one", attempt)
                 self._drop(pool)
+                if time.monotonic() - start < self.hang_limit:
+                    log.error("the AI worker process died (attempt %d); starting a new one",
+                              attempt)
+                    continue
+            # (it ran that long: the watchdog stopped it, or it died while a hung call held
+            # the worker) not tried again
+            log.error("the AI did not answer %s within %.0f s: its worker was stopped (where "
+                      "it was stuck is above); %s", getattr(fn, "__name__", fn), self.hang_limit,
+                      "a plain move instead" if fallback else "given up")
+            if fallback is None:
+                raise Hung(f"the AI did not answer within {self.hang_limit:.0f} s")
+            return await asyncio.to_thread(fallback)
         return await asyncio.to_thread(call)
 
     def _drop(self, pool: ProcessPoolExecutor | None) -> None:

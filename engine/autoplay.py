@@ -103,10 +103,16 @@ AUTOPLAY_SIMULATIONS = 60
 """Sampled futures per timeout decision (about the AI's easy level, but reproducible)."""
 
 
-def choose_placement(hand: Hand, seat: int, req: Requirement) -> Move:
-    """The safe default move for ``seat`` (a timeout)."""
+def choose_placement(hand: Hand, seat: int, req: Requirement, plain: bool = False) -> Move:
+    """The safe default move for ``seat`` (a timeout).  ``plain``: without the AI's search or
+    the solver (the bot's fallback when the AI does not answer): the greedy set, or every
+    street move scored by a few random completions."""
     if req.is_set:
+        if plain:
+            return _greedy_move(req.cards)
         return choose_set(list(req.cards), hand, seat)
+    if plain:
+        return _scored_placement(hand, seat, req)
     rng = random.Random(f"{hand.seed}/{len(hand.log)}/{seat}")
     try:
         from .ai import choose_move
@@ -141,9 +147,12 @@ def choose_set(cards: list[Card], hand: Hand, seat: int) -> Move:
 
         return set_move(cards, hand.rules)[0]
     except Exception:  # pragma: no cover - a timeout must always produce a move
-        board, discards = greedy_set(cards)
-        placed = tuple((c, r) for r, row in enumerate(board.rows) for c in row)
-        return placed, discards
+        return _greedy_move(cards)
+
+
+def _greedy_move(cards: Sequence[Card]) -> Move:
+    board, discards = greedy_set(cards)
+    return tuple((c, r) for r, row in enumerate(board.rows) for c in row), discards
 
 
 def greedy_set(cards: Sequence[Card]) -> tuple[Board, tuple[Card, ...]]:

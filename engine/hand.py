@@ -549,19 +549,21 @@ class Hand:
             return self.declare(action.seat, action.natural, auto=action.auto)
         return self.surrender(action.seat)
 
-    def autoplay(self, seat: int) -> Place | Declare:
+    def autoplay(self, seat: int, plain: bool = False) -> Place | Declare:
         """Act for ``seat`` (a timeout): the AI's play at the easy level, never a foul when a
-        legal completion exists; in chinese a natural worth declaring is declared."""
+        legal completion exists; in chinese a natural worth declaring is declared.  ``plain``:
+        a simpler move found without the AI's search or the solver (no natural declared): the
+        fallback of a host whose AI does not answer."""
         from .ai import choose_natural
         from .autoplay import choose_placement
 
         self._verify_actor(seat)
         req = self.requirement(seat)
         assert req is not None
-        natural = choose_natural(self, seat)
+        natural = None if plain else choose_natural(self, seat)
         if natural:
             return self.declare(seat, natural, auto=True)
-        placed, dropped = choose_placement(self, seat, req)
+        placed, dropped = choose_placement(self, seat, req, plain)
         return self.place(seat, placed, dropped, auto=True)
 
     def legal_moves(self, seat: int) -> list[tuple[tuple[tuple[Card, int], ...], tuple[Card, ...]]]:

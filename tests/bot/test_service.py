@@ -12,6 +12,7 @@ import pytest
 
 from bot.service import ServiceError, TableService
 from bot.store import Store
+from bot.thinker import Hung, Thinker
 from engine import Card, parse_cards
 
 G, CH = 10, 20
@@ -241,6 +242,42 @@ async def test_the_bots_decisions_of_a_settled_hand_are_forgotten() -> None:
     await finish_by_autoplay(svc)
     await until(lambda: t.row.hand_no == 2 and t.hand is not None, seconds=10.0)
     assert t.row.hand_no == 2 and {k[0] for k in t.bot_keys} <= {2}
+    await svc.shutdown()
+    await store.close()
+
+
+class HungThinker(Thinker):
+    """An AI that never answers: what ``Thinker`` does when a call hangs in its worker."""
+
+    async def run(self, fn: Any, *args: Any, fallback: Any = None) -> Any:
+        if fallback is None:
+            raise Hung("never answers")
+        return await asyncio.to_thread(fallback)
+
+
+async def test_an_ai_that_does_not_answer_still_plays_every_move() -> None:
+    """Timeouts and bots fall back on a plain move (no search, no solver) when the AI hangs;
+    a suggestion says to try again."""
+    clock = Clock()
+    svc, rec, store = await make(seed_factory=lambda: "svc-hung", clock=clock,
+                                 thinker=HungThinker())
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple", bots=1, timer=10)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    first = t.hand_row.id
+    alice = t.hand_seat_of(0)
+    await until(lambda: t.hand is not None and t.hand.may_act(alice))  # after the bot's move
+    with pytest.raises(ServiceError, match="did not answer in time"):
+        await svc.suggest(CH, ALICE)
+    for _ in range(12):  # the bot plays, Alice times out: the hand is played to its end
+        if t.hand is None or t.hand_row is None or t.hand_row.id != first:
+            break
+        clock.offset += 11
+        svc.rearm()
+        await asyncio.sleep(0.3)
+    hand = await store.get_hand(first)
+    assert hand is not None and hand.status == "done"
+    assert any("Time ran out" in str(e[1]) for e in rec.events if e[0] == "notice")
     await svc.shutdown()
     await store.close()
 

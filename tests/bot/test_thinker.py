@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bot.thinker import Thinker
+from bot.thinker import Hung, Thinker
 from engine import Hand, Rules, ai
 from engine.ai import choose_move
 
@@ -84,3 +84,32 @@ async def test_no_worker_to_be_had_thinks_in_a_thread(monkeypatch: pytest.Monkey
     monkeypatch.setattr(thinker, "_executor", fail)
     assert await thinker.run(os.getpid) == os.getpid()
     thinker.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="worker processes")
+async def test_a_call_that_hangs_is_stopped_and_the_others_go_on(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Every table's bots and timeouts share the workers: a call stuck in one (a bug) would
+    hold them all for good.  After the hang limit the worker writes where it was stuck and
+    exits; the hung call gets its fallback (or ``Hung``) and is not tried again; a call queued
+    behind it goes on in the new worker."""
+    thinker = Thinker(1, hang_limit=1.0)
+    try:
+        await thinker.start()
+        worker = await thinker.run(os.getpid)
+        hung = asyncio.ensure_future(thinker.run(time.sleep, 60, fallback=lambda: "plain"))
+        await asyncio.sleep(0.3)
+        queued = asyncio.ensure_future(thinker.run(os.getpid))
+        start = time.monotonic()
+        assert await hung == "plain"
+        assert time.monotonic() - start < 5
+        after = await queued
+        assert after not in (worker, os.getpid())  # a new worker, not a thread
+        assert "Timeout (0:00:01)!" in capfd.readouterr().err  # the stuck worker's stacks
+        with pytest.raises(Hung):  # no fallback
+            await thinker.run(time.sleep, 60)
+        assert await thinker.run(os.getpid) not in (worker, after, os.getpid())
+        assert await thinker.run(time.sleep, 0.5) is None  # under the limit: not a hang
+    finally:
+        thinker.close()

@@ -292,6 +292,24 @@ def test_autoplay_final_decision_avoids_foul(seed: int) -> None:
             _random_move(h, seat, rng)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["ofc", "pineapple", "chinese"]), st.integers(0, 10**6))
+def test_plain_autoplay_plays_whole_hands_without_the_ai(variant: str, seed: int) -> None:
+    """The host's fallback when its AI does not answer: legal moves without the search or the
+    solver (no natural declared), a set never fouled, the last street clean when it can be."""
+    fantasyland = {0: 14 if variant == "pineapple" else 13} if variant != "chinese" else {}
+    h = Hand(Rules(variant=variant), ["A", "B"], fantasyland=fantasyland, seed=seed)
+    while not h.is_over:
+        seat = h.to_act()[0]
+        req = h.requirement(seat)
+        clean = req is not None and not req.is_set and len(h.boards[seat]) + req.place == 13 and any(
+            not h.boards[seat].place(m[0]).is_foul() for m in h.legal_moves(seat))
+        action = h.autoplay(seat, plain=True)
+        assert not hasattr(action, "natural")
+        if (req is not None and req.is_set) or clean:
+            assert not h.boards[seat].is_foul()
+
+
 def test_autoplay_set_never_fouls() -> None:
     for seed in range(8):
         h = Hand(Rules(variant="chinese"), ["A", "B"], seed=seed)
