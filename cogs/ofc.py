@@ -71,6 +71,14 @@ def _name(user: discord.abc.User) -> str:
     return getattr(user, "display_name", None) or user.name
 
 
+def _ranks(values: list[int]) -> list[int]:
+    """Ranks of values sorted best first, a tie sharing its rank (1, 1, 3)."""
+    ranks: list[int] = []
+    for i, v in enumerate(values):
+        ranks.append(ranks[-1] if i and v == values[i - 1] else i + 1)
+    return ranks
+
+
 def _what_to_allow(interaction: discord.Interaction) -> str:
     """What the bot needs to post in the interaction's channel, in the words of Discord's
     settings: in a thread, Send Messages in Threads (Send Messages does nothing there), and
@@ -432,9 +440,10 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         guild = interaction.guild.name if interaction.guild else "this server"
         view = LeaderboardView(
             title=f"{guild} leaderboard", by=by, period=PERIOD_WORDS[period],
-            rows=tuple(LeaderRow(rank=i + 1, name=e.name, units=e.units, points=e.points,
+            rows=tuple(LeaderRow(rank=rank, name=e.name, units=e.units, points=e.points,
                                  hands=e.hands, fantasylands=e.fantasylands)
-                       for i, e in enumerate(entries)),
+                       for rank, e in zip(_ranks([getattr(e, by) for e in entries]), entries,
+                                          strict=True)),
         )
         data = await render(render_leaderboard, view)
         await interaction.followup.send(

@@ -104,7 +104,7 @@ def draw_board(
         if extra:
             # more face-down cards than places (a fantasyland hand not set yet): a badge in
             # the back colour beside the row, not over the last card
-            badges.append((f"+{extra}", scene.theme.back_colour, (255, 255, 255)))
+            badges.append((f"+{extra} cards", scene.theme.back_colour, (255, 255, 255)))
         ly = ry + ch // 2 - (sc(12) if badges else 0)
         scene.text((x, ly), LABELS[i], bm.label_size, label_colour, "bold", anchor="lm")
         bx = x

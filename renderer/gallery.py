@@ -261,8 +261,8 @@ def leaderboard() -> LeaderboardView:
 def stats() -> StatsView:
     steps = [6, -2, 11, -30, 4, 9, 0, -6, 14, 3, -12, 7, 22, -4, 5, -9, 18, 2, -7, 30, -3, 6,
              -15, 8, 12, -1, 4, 9, -20, 16, 3, 7, -5, 11, 2, -8, 13, 6, -2, 9]
-    balances = []
-    total = 250
+    total = 1000 + 412 - sum(steps)  # (so that the line ends at the start 1000 + 412 won)
+    balances = [total]  # before the first of the last hands
     for s in steps:
         total += s
         balances.append(total)

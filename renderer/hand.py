@@ -46,15 +46,17 @@ def hand_scene(view: HandView, *, theme: Theme = DEFAULT_THEME) -> Scene:
     if n <= 5:
         cw, ch, gap = m(78), m(108), m(8)
         per_row = max(1, n)
-    else:
+    else:  # as many rows as needed, evenly filled (13 cards: 5/5/3, not 6/6/1)
         cw, ch, gap = bm.card_w, bm.card_h, bm.gap
-        per_row = (inner_w + gap) // (cw + gap)
+        most = (inner_w + gap) // (cw + gap)
+        per_row = -(-n // -(-n // most))
     card_rows = max(1, (n + per_row - 1) // per_row)
     tag_h = m(24) if chosen else 0
     row_h = ch + (m(6) + tag_h if chosen else 0)
     cards_h = card_rows * row_h + (card_rows - 1) * m(10)
     head_h = m(78) if view.instruction else m(52)
-    p1_h = pad + m(26) + cards_h + pad
+    # nothing to place (waiting for the others): no empty "your cards" panel
+    p1_h = pad + m(26) + cards_h + pad if n else -margin
     small_w, small_h = m(40), m(56)
     disc_h = (m(26) + small_h + m(4)) if view.discards else 0
     p2_h = pad + m(26) + bm.height + disc_h + pad
@@ -81,13 +83,14 @@ def hand_scene(view: HandView, *, theme: Theme = DEFAULT_THEME) -> Scene:
 
     # panel 1: the cards to place
     x0, y0 = margin, head_h
-    scene.panel((x0, y0, width - margin, y0 + p1_h), m(18), felt_top, felt_bottom,
-                theme.felt_edge)
-    title = "Your fantasyland hand" if view.fantasyland else "Your cards"
-    if n > 5:
-        title += f" ({n})"
-    scene.text((x0 + pad, y0 + pad + m(9)), title.upper(), m(15), label_colour, "bold",
-               anchor="lm")
+    if n:
+        scene.panel((x0, y0, width - margin, y0 + p1_h), m(18), felt_top, felt_bottom,
+                    theme.felt_edge)
+        title = "Your fantasyland hand" if view.fantasyland else "Your cards"
+        if n > 5:
+            title += f" ({n})"
+        scene.text((x0 + pad, y0 + pad + m(9)), title.upper(), m(15), label_colour, "bold",
+                   anchor="lm")
     top = y0 + pad + m(26)
     for k, card in enumerate(view.cards):
         r, c = divmod(k, per_row)

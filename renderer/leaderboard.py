@@ -89,7 +89,10 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
     if not rows:
         scene.text(((x0 + x1) // 2, y0 + m(44) + row_h // 2), "No hands played yet", m(18),
                    MUTED, anchor="mm")
-    name_w = col_right["units"] - m(100) - (x0 + pad + m(56))
+    # the names end clear of the widest units value drawn (+99,999 is about m(100) wide)
+    widest = max((text_width(_fmt("units", row.units), "bold" if by == "units" else "regular",
+                             m(21 if by == "units" else 18)) for row in rows), default=0)
+    name_w = col_right["units"] - widest - m(16) - (x0 + pad + m(56))
     for k, row in enumerate(rows):
         ry = y0 + m(44) + k * row_h
         cy = ry + row_h // 2
@@ -138,15 +141,18 @@ def _hex(c: RGB) -> str:
 
 
 def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: Theme) -> Image.Image:
-    """The balance line over the last hands, as an RGB image of exactly width x height."""
+    """The balance line over the last hands (``StatsView.balances``: before the first of them,
+    then after each), as an RGB image of exactly width x height.  The axes leave room for
+    their labels whatever their width (a fixed margin cut the minus sign of -1,200 off)."""
     dpi = 100
     bg = _hex(PANEL_LIGHT)
     with _MPL_LOCK:
-        fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, facecolor=bg)
+        fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, facecolor=bg,
+                     layout="constrained")
         canvas = FigureCanvasAgg(fig)
-        ax = fig.add_axes((0.08, 0.11, 0.9, 0.84))
+        ax = fig.add_subplot()
         ax.set_facecolor(bg)
-        xs = list(range(1, len(balances) + 1))
+        xs = list(range(len(balances)))  # 0: before the first hand shown
         ys = list(balances)
         fs = 11 * theme.scale
         ax.axhline(0, color=_hex(DIM), linewidth=1 * theme.scale, zorder=1)
@@ -163,10 +169,10 @@ def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: The
                     xytext=(-8 * theme.scale, 8 * theme.scale),
                     textcoords="offset points", ha="right", color=_hex(TEXT),
                     fontsize=fs * 1.15, fontweight="bold")
-        ax.set_xlim(1 - 0.3, max(2, len(xs)) + 0.3)
+        ax.set_xlim(-0.3, max(1, len(xs) - 1) + 0.3)
         lo, hi = min(min(ys), 0), max(max(ys), 0)
-        span = max(1, hi - lo)
-        ax.set_ylim(lo - span * 0.12, hi + span * 0.22)
+        span = max(4, hi - lo)  # (whole ticks: a flat zero line read "0, 0, 0, 0")
+        ax.set_ylim(lo - span * 0.12, lo + span * 1.22)
         ax.grid(axis="y", color=_hex(mix(PANEL_LIGHT, TEXT, 0.12)), linewidth=0.8 * theme.scale)
         ax.set_axisbelow(True)
         for side in ("top", "right", "left"):
@@ -215,11 +221,11 @@ def stats_scene(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> Scene:
         scene.text((x + tw // 2, tiles_y + m(56)), value, size, colour, "bold", anchor="mm")
     x0, x1 = margin, width - margin
     scene.panel((x0, chart_y, x1, chart_y + chart_h), m(14), PANEL_LIGHT, PANEL_LIGHT, None)
-    count = len(view.balances)
+    count = max(0, len(view.balances) - 1)  # hands
     title = (f"BALANCE OVER THE LAST {count} HAND{'S' if count != 1 else ''}" if count
              else "BALANCE")
     scene.text((x0 + m(16), chart_y + m(22)), title, m(14), DIM, "bold", anchor="lm")
-    if len(view.balances) >= 1:
+    if len(view.balances) > 1:
         cw, ch = x1 - x0 - m(16), chart_h - m(44)
         chart = balance_chart(view.balances, cw, ch, theme)
         scene.image(chart, x0 + m(8), chart_y + m(38))
@@ -239,10 +245,10 @@ def describe_stats(view: StatsView) -> str:
         f"{signed(view.points)} points, fouls {view.foul_rate * 100:.0f}%, "
         f"fantasyland {view.fantasyland_rate * 100:.0f}%"
     )
-    if view.balances:
+    if len(view.balances) > 1:
         b = view.balances
         text += (
-            f"\nBalance over the last {plural(len(b), 'hand')}: from {b[0]} to {b[-1]} "
+            f"\nBalance over the last {plural(len(b) - 1, 'hand')}: from {b[0]} to {b[-1]} "
             f"(low {min(b)}, high {max(b)})"
         )
     return text

@@ -136,7 +136,8 @@ class StatsView:
     fantasyland_rate: float
     """0..1."""
     balances: tuple[int, ...]
-    """Balance (units) after each of the last hands, oldest first."""
+    """Balance (units) before the first of the last hands, then after each of them, oldest
+    first (one more than the hands; empty: no hands)."""
 
 
 @dataclass(frozen=True)

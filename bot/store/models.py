@@ -163,8 +163,9 @@ class PlayerStats:
     balance: int
     """Wallet now (units not at a table)."""
     balance_history: list[int] = field(default_factory=list)
-    """Units owned (wallet + table stacks) right after each of the last 30 counted hands,
-    oldest first.  (A hand moves stack units only, so the wallet alone would be flat.)"""
+    """Units owned (wallet + table stacks) right before the oldest of the last 30 counted
+    hands, then right after each of them, oldest first (so one more than the hands; empty
+    without hands).  (A hand moves stack units only, so the wallet alone would be flat.)"""
     in_play: int = 0
     """Units at tables in this server now."""
     name: str = ""

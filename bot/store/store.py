@@ -1242,8 +1242,9 @@ class Store:
         return balance, in_play
 
     async def player_stats(self, guild_id: int, user_id: int) -> PlayerStats:
-        """Counted hands of a human in a server, the wallet, and units owned after each of
-        the last 30 counted hands (see ``PlayerStats.balance_history``)."""
+        """Counted hands of a human in a server (a surrender counts as no foul), the wallet,
+        and units owned before and after each of the last 30 counted hands (see
+        ``PlayerStats.balance_history``)."""
         guild_id, user_id = _id(guild_id, "guild_id"), _id(user_id, "user_id")
         async with self._lock:
             totals = await self._one(
@@ -1251,7 +1252,7 @@ class Store:
                 SELECT COUNT(*) AS hands,
                        COALESCE(SUM(COALESCE(r.ranked_points, r.points)), 0) AS points,
                        COALESCE(SUM(l.amount), 0) AS units,
-                       COALESCE(SUM(r.fouled), 0) AS fouls,
+                       COALESCE(SUM(r.fouled AND NOT r.surrendered), 0) AS fouls,
                        COALESCE(SUM(r.fantasyland), 0) AS fantasylands
                 FROM results r
                 LEFT JOIN ledger l
@@ -1265,7 +1266,10 @@ class Store:
                 """
                 SELECT (SELECT COALESCE(SUM(l.amount), 0) FROM ledger l
                         WHERE l.guild_id = last.guild_id AND l.user_id = last.user_id
-                          AND l.id <= last.ledger_seq) AS owned
+                          AND l.id <= last.ledger_seq) AS owned,
+                       (SELECT COALESCE(SUM(l.amount), 0) FROM ledger l
+                        WHERE l.hand_id = last.id AND l.user_id = last.user_id
+                          AND l.kind = 'hand') AS won
                 FROM (SELECT r.guild_id, r.user_id, h.ledger_seq, h.finished_at, h.id
                       FROM results r JOIN hands h ON h.id = r.hand_id
                       WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1
@@ -1281,10 +1285,13 @@ class Store:
             name = await self._scalar(
                 "SELECT name FROM players WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
             )
+        owned = [row["owned"] for row in reversed(history)]
+        if history:  # and before the oldest of them
+            owned.insert(0, history[-1]["owned"] - history[-1]["won"])
         return PlayerStats(
             hands=totals["hands"], points=totals["points"], units=totals["units"],
             fouls=totals["fouls"], fantasylands=totals["fantasylands"], balance=balance,
-            balance_history=[row["owned"] for row in reversed(history)],
+            balance_history=owned,
             in_play=in_play, name=name or "",
         )
 

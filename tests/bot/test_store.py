@@ -559,14 +559,14 @@ async def test_player_stats_and_balance_history(store: Store) -> None:
     assert (stats.hands, stats.units, stats.fouls, stats.fantasylands) == (5, 0, 0, 1)
     assert stats.points == sum(swings)
     assert stats.balance == 800 and stats.in_play == 200 and stats.name == "Alice"
-    assert stats.balance_history == [1050, 1030, 1060, 960, 1000]
+    assert stats.balance_history == [1000, 1050, 1030, 1060, 960, 1000]  # from before hand 1
     bob = await store.player_stats(G, BOB)
-    assert bob.fouls == 3 and bob.balance_history[0] == 950
+    assert bob.fouls == 3 and bob.balance_history[:2] == [1000, 950]
     # only the last 30 hands
     for n in range(7, 40):
         await play(store, table_id, n, {ALICE: 1, BOB: -1}, 300.0 + n)
     history = (await store.player_stats(G, ALICE)).balance_history
-    assert len(history) == 30 and history[-1] == 1033 and history[0] == 1004
+    assert len(history) == 31 and history[-1] == 1033 and history[:2] == [1003, 1004]
     nobody = await store.player_stats(G, CAROL)
     assert (nobody.hands, nobody.balance, nobody.balance_history) == (0, 0, [])
 

@@ -192,6 +192,8 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
                                                                                         w.alice)
         if units[w.alice.id] != units[w.bob.id]:
             assert lb.content.index(winner.name) < lb.content.index(loser.name)
+        lb = await w.slash(w.alice, "ofc leaderboard", by="hands")  # a tie shares its rank
+        assert "1. alice — " in lb.content and "1. bob — " in lb.content, lb.content
         hist = await w.slash(w.bob, "ofc history")
         assert "#1" in hist.content and "pts" in hist.content
         st = await w.slash(w.bob, "ofc stats")

@@ -322,7 +322,7 @@ def test_more_backs_than_places_are_counted_in_a_badge_beside_the_cards(
     view = TableView("t", "pineapple", (SeatView("A", Board(), hidden=17, fantasyland=True),
                                         SeatView("B", Board())))
     scene = table_scene(view)
-    badge = [p for p in pills if p.text == "+4"]
+    badge = [p for p in pills if p.text == "+4 cards"]  # (not "+4": read as a royalty)
     assert len(badge) == 1 and badge[0].fill == scene.theme.back_colour
     box = badge[0].box
     bottom = [s.box for s in scene.cards if s.seat == 0 and s.row == "bottom"]

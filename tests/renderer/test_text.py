@@ -169,7 +169,7 @@ def test_leaderboard_and_stats_text() -> None:
     stats = g.stats()
     text = describe_stats(stats)
     assert f"{stats.hands} hands" in text and "fouls 6%" in text
-    assert f"Balance over the last {len(stats.balances)} hands" in text
+    assert f"Balance over the last {len(stats.balances) - 1} hands" in text
 
 
 def test_card_type() -> None:
