@@ -127,6 +127,18 @@ def _natural_cards(view: ShowdownView, i: int) -> tuple[Card, ...]:
     return tuple(sorted(cards, reverse=True))
 
 
+def _display_row(row: tuple[Card, ...]) -> tuple[Card, ...]:
+    """A complete row in the order that reads its hand (the showdown only; the table keeps the
+    order the cards were placed in): the made cards first, the larger group and then the higher
+    rank (a full house's trips, then its pair), the rest high to low; a straight from its top
+    card, the wheel as 5-4-3-2-A."""
+    counts = Counter(c.rank for c in row)
+    ordered = sorted(row, key=lambda c: (-counts[c.rank], -c.rank, -c.suit_index))
+    if [c.rank for c in ordered] == [14, 5, 4, 3, 2]:
+        ordered = ordered[1:] + ordered[:1]
+    return tuple(ordered)
+
+
 def _scooped(view: ShowdownView, i: int) -> list[int]:
     """The seats that seat ``i`` scooped, where the rules pay a scoop bonus (none in 2-4 or
     1-3: winning the three rows is then just three rows)."""
@@ -285,6 +297,8 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
             desc = _short_description(evaluate(row).describe(), m(15), rx - (gx + lw + m(8)))
             scene.text((gx + lw + m(8), ly), desc, m(15), FOUL_TEXT if wrong else (225, 240, 230),
                        anchor="lm")
+        if len(row) == size:
+            row = _display_row(row)
         for k in range(size):
             bx0 = gx + k * (cw + gap)
             box = (bx0, cy0, bx0 + cw, cy0 + ch)
@@ -475,7 +489,8 @@ def describe_showdown(view: ShowdownView) -> str:
         else:
             parts = []
             for r, row in enumerate(board.rows):
-                item = f"{ROW_NAMES[r]}: {cards_text(row) or '-'}"
+                shown = _display_row(row) if len(row) == GROUP_SIZES[r] else row
+                item = f"{ROW_NAMES[r]}: {cards_text(shown) or '-'}"
                 notes = []
                 if len(row) == GROUP_SIZES[r]:
                     notes.append(evaluate(row).describe())

@@ -118,3 +118,28 @@ def test_a_big_hand_is_laid_out_in_even_rows(n: int, rows: list[int]) -> None:
              if s.row == "hand"]
     ys = sorted({s.box[1] for s in spots})
     assert [sum(1 for s in spots if s.box[1] == y) for y in ys] == rows
+
+
+def test_the_showdown_draws_each_complete_row_in_the_order_that_reads_its_hand() -> None:
+    """Before: in placement order (``A K A Q Q``, a straight ``7 6 5 8 9``): pairs now
+    together, a full house's trips first, a straight from its top card, the wheel 5-4-3-2-A."""
+    from engine import Rules, settle
+    from renderer import ShowdownView
+    from renderer.showdown import showdown_scene
+
+    rules = Rules(variant="ofc")
+    boards = [Board.parse("Ah 5s Ad / 8c 6d Ts 9h 7s / 3d Ac 4h 2s 5c"),
+              Board.parse("Qh Jd 3c / 9s 9c 7d 7h Kd / 6h Kh 6s Ks 6c")]
+    st = settle(boards, rules)
+    scene = showdown_scene(ShowdownView(("Al", "Bo"), st, rules))
+
+    def drawn(seat: int, row: str) -> str:
+        spots = sorted((s for s in scene.cards if s.seat == seat and s.row == row),
+                       key=lambda s: s.box[0])
+        return " ".join(str(s.card) for s in spots)
+
+    assert drawn(0, "top") == "Ah Ad 5s"
+    assert drawn(0, "middle") == "Ts 9h 8c 7s 6d"
+    assert drawn(0, "bottom") == "5c 4h 3d 2s Ac"
+    assert drawn(1, "middle") == "9s 9c 7h 7d Kd"
+    assert drawn(1, "bottom") == "6s 6h 6c Ks Kh"
