@@ -403,8 +403,7 @@ def _chip_span(p: PairResult, names: tuple[str, ...], m: Metrics, width: int) ->
                  for k in (p.a, p.b))
     who, pts = _pair_total_text(p, names)
     if who:
-        tot = text_width(f"+{pts}", "bold", m(22)) + m(8) + text_width(
-            fit_text(who, "bold", m(17), m(140)), "bold", m(17))
+        tot = text_width(f"+{pts}", "bold", m(22)) + m(8) + d
     else:
         tot = text_width("even", "bold", m(20))
     return start, width - tot - m(20)
@@ -434,12 +433,14 @@ def _pair_line(scene: Scene, m: Metrics, view: ShowdownView, p: PairResult, tags
     nb = fit_text(names[p.b], "bold", m(18), m(130))
     scene.text((nx, cy), nb, m(18), TEXT, "bold", anchor="lm")
     # total on the right
+    # (the winner by their seat's disc, not their name: two long names alike were cut to
+    # the same "Maximilian_…")
     who, pts = _pair_total_text(p, names)
     right = x + width
     if who:
         pw = scene.text((right, cy), f"+{pts}", m(22), WIN, "bold", anchor="rm")
-        scene.text((right - pw - m(8), cy), fit_text(who, "bold", m(17), m(140)), m(17), TEXT,
-                   "bold", anchor="rm")
+        winner = p.a if p.total > 0 else p.b
+        _seat_disc(scene, m, winner, tags[winner], right - pw - m(8) - d // 2, cy, d)
     else:
         scene.text((right, cy), "even", m(20), MUTED, "bold", anchor="rm")
     # chips
