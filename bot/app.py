@@ -208,9 +208,11 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
         text = f"⚠️ {error}"
     else:
         error_id = uuid.uuid4().hex[:8]
-        log.error("unexpected error %s in %s", error_id,
-                  getattr(interaction.command, "qualified_name", interaction.data),
-                  exc_info=error)
+        # the command's name or the component's id, never what was sent with it (a select's
+        # values or a move's text can be a player's hidden cards: their discard)
+        data: dict[str, Any] = dict(interaction.data or {})
+        where = getattr(interaction.command, "qualified_name", None) or data.get("custom_id", "?")
+        log.error("unexpected error %s in %s", error_id, where, exc_info=error)
         text = (f"Something went wrong on our side (error id `{error_id}`). "
                 "The table is unchanged; please try again.")
     try:

@@ -4,6 +4,7 @@ stopping the table-message edits at shutdown."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import time
 from types import SimpleNamespace
@@ -224,3 +225,20 @@ def test_a_showdown_is_titled_by_its_hand_not_by_the_seats_now() -> None:
     assert table_title(t, True) == "Open Face · practice"
     t.practice = True
     assert table_title(t) == table_title(t, True) and table_title(t, False).endswith("2 units/pt")
+
+
+async def test_an_unexpected_error_is_logged_without_the_cards_sent_with_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The log names the command or the component, never what came with it: a panel's select
+    values (or a move's text) can be a player's discard, hidden from everyone else, and whoever
+    reads the logs may be at the table."""
+    from bot.app import report_error
+
+    it = _interaction(101, 20, 10)
+    it.data = {"custom_id": "ofc:ps:1:0:3:2", "component_type": 3, "values": ["7c", "Qd"]}
+    with caplog.at_level(logging.ERROR, logger="ofc.bot"):
+        await report_error(it, RuntimeError("boom"))
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "ofc:ps:1:0:3:2" in logged and "7c" not in logged and "Qd" not in logged
+    assert "Something went wrong" in it.sent[0]
