@@ -25,6 +25,7 @@ from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, 
 from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
+from engine.notation import plural
 from engine.rules import NATURAL_NAMES
 from engine.scoring import Settlement, units_moved
 
@@ -425,6 +426,10 @@ def _plain_move(hand: Hand, hs: int) -> Callable[[], Move]:
     return move
 
 
+SHOWDOWN_PENDING = "showdown_pending"
+"""The table's ``extra`` key naming the hand settled whose showdown is not posted yet."""
+
+
 def _resumed(t: TableState) -> TableState:
     """``t``, unless the bot has just restarted and not resumed it yet (``load_tables``)."""
     if t.resuming:
@@ -537,11 +542,11 @@ class TableService:
                         # closed between hands, as after a hand (a database error there is
                         # tried again, and the channel is told when it is closed)
                         t.waiting = t.row.hand_no > 0
-                        self._spawn(t, self._next_hand_later(t, 0.0))
+                        self._spawn(t, await self._between_hands(t))
                         continue
                     elif t.row.hand_no > 0:
                         t.waiting = True
-                        self._spawn(t, self._next_hand_later(t, 0.0))
+                        self._spawn(t, await self._between_hands(t))
             except Exception:  # one broken table must not keep the others down
                 log.exception("recovering table %s failed", t.id)
                 continue
@@ -555,6 +560,21 @@ class TableService:
                     self._spawn(t, self._send_news(t, *news))  # next tables wait for none
                 else:
                     await self.notifier.table_changed(t)
+
+    async def _between_hands(self, t: TableState) -> Awaitable[None]:
+        """What a table resumed between hands does: the next hand (or its closing) at once,
+        after the showdown of the hand settled just before the stop if it may not have been
+        posted (lock held)."""
+        result = None
+        if SHOWDOWN_PENDING in t.row.extra:
+            try:
+                result = await self._stored_showdown(t)
+            except Exception:  # not worth holding the table up
+                log.exception("table %s: the last showdown could not be rebuilt", t.id)
+        if result is None:
+            return self._next_hand_later(t, 0.0)
+        t.last_result = result
+        return self._after_showdown(t, result, delay=0.0)
 
     def _load_hand(self, t: TableState, hand_row: HandRow) -> None:
         t.hand_row = hand_row
@@ -634,9 +654,17 @@ class TableService:
             await asyncio.wait({task}, timeout=NOTIFY_WAIT)
 
     # ------------------------------------------------------------------ lookups
-    def table_in_channel(self, channel_id: int) -> TableState:
+    def table_in_channel(self, channel_id: int, user_id: int | None = None) -> TableState:
+        """The table in the channel; none: an error that points ``user_id`` (a player acting)
+        to the table where they are seated, if any (a ping answered in the wrong channel must
+        not read as "open a table here")."""
         table_id = self._by_channel.get(channel_id)
         if table_id is None or table_id not in self.tables:
+            seated = [f"<#{t.row.channel_id}>" for t in self.tables.values()
+                      if user_id is not None and t.seat_of_user(user_id) is not None]
+            if seated:
+                raise ServiceError(f"There is no table in this channel: you are seated at the "
+                                   f"one in {', '.join(seated)}; use the command there.")
             raise ServiceError("There is no table in this channel. Open one with `/ofc new`.")
         return _resumed(self.tables[table_id])
 
@@ -655,7 +683,7 @@ class TableService:
     def _my_hand_seat(self, t: TableState, user_id: int) -> int:
         seat = self._my_seat(t, user_id)
         if t.hand is None:
-            raise ServiceError("No hand is being played right now.")
+            raise self._no_hand(t)
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
             raise ServiceError(self._not_in_hand(seat))
@@ -915,7 +943,7 @@ class TableService:
         return seat
 
     async def leave(self, channel_id: int, user_id: int) -> str:
-        t = self.table_in_channel(channel_id)
+        t = self.table_in_channel(channel_id, user_id)
         async with t.lock:
             seat = self._my_seat(t, user_id)
             in_hand = t.hand is not None and seat.seat_no in t.hand_seats
@@ -938,6 +966,7 @@ class TableService:
                 closed = False
             else:
                 # not in the hand being played (if any): nothing of theirs is at stake
+                host = t.host_id
                 amount = await self._unseat(t, seat.seat_no)
                 text = f"You left the table; {amount} units returned to your balance."
                 public = f"🚪 <@{user_id}> left the table."
@@ -945,6 +974,8 @@ class TableService:
                 if closed:
                     text += " Nobody is left, so the table is closed."
                     public += f" {EMPTY_CLOSED}"
+                elif t.host_id != host:
+                    public += f" <@{t.host_id}> hosts the table now."
         # the leaver is named, not pinged; the command answers within NOTIFY_WAIT
         await self._tell(t, self.notifier.notice(t, public, ping=False))
         await self.notifier.table_changed(t)
@@ -982,6 +1013,8 @@ class TableService:
         """Between hands: seats that asked to leave go now, unless they still owe a
         fantasyland hand (lock held)."""
         released = True
+        gone: list[SeatRow] = []
+        host = t.host_id
         while released:  # a leaver's forfeited fantasyland can release the others
             released = False
             for seat in list(t.seats):
@@ -990,8 +1023,15 @@ class TableService:
                     seat.seat_no
                 ):
                     await self._unseat(t, seat.seat_no)
+                    gone.append(current)
                     released = True
         await self._refresh(t)
+        humans = [f"<@{s.user_id}>" for s in gone if not s.is_bot]
+        if humans:  # (bots leaving were told when asked for)
+            text = f"🚪 {', '.join(humans)} left the table, as asked."
+            if t.host_id != host and t.humans:
+                text += f" <@{t.host_id}> hosts the table now."
+            self._spawn(t, self.notifier.notice(t, text, ping=False))
 
     async def _tidy_after_leave(self, t: TableState, delay: float = 0.0) -> bool:
         """After a seat left (lock held; the leave is written): between hands the other
@@ -1025,9 +1065,10 @@ class TableService:
         return False
 
     async def sit_out(self, channel_id: int, user_id: int, out: bool) -> str:
-        t = self.table_in_channel(channel_id)
+        t = self.table_in_channel(channel_id, user_id)
         async with t.lock:
             seat = self._my_seat(t, user_id)
+            was_out = seat.sitting_out
             stays = not out and seat.leaving  # sitting in takes a leave request back
             if stays:
                 await self._update_seat(t, seat.seat_no, sitting_out=False, leaving=False)
@@ -1050,12 +1091,18 @@ class TableService:
                 text += (f" Your fantasyland ({waiting} cards) waits for you: it is dealt when "
                          "you sit in again (leaving the table forfeits it).")
             return text
-        back = "Welcome back: you stay at the table, and " if stays else "Welcome back: "
+        back = ("Welcome back: you stay at the table, and " if stays else "Welcome back: "
+                if was_out else "You were not sitting out: ")
         if self.is_broke(t, seat):
             return (f"{back}your stack is empty, so you are not dealt in: `/ofc join` buys in "
                     "again.")
         if waiting:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
+        hs = t.hand_seat_of(seat.seat_no) if t.hand is not None else None
+        if hs is not None and t.hand is not None and not t.hand.done[hs]:
+            # still in the hand being played (a timeout only sits a player out afterwards)
+            now = " It is your turn." if t.hand.may_act(hs) else ""
+            return f"{back}you play this hand and the next ones.{now}"
         return f"{back}you will be dealt in from the next hand."
 
     async def _back_in_hand(self, t: TableState, seat_no: int) -> None:
@@ -1485,7 +1532,7 @@ class TableService:
         from engine.autoplay import foul_confirmed
         from engine.notation import parse_move
 
-        t = self.table_in_channel(channel_id)
+        t = self.table_in_channel(channel_id, user_id)
         text, foul_ok = foul_confirmed(text)
         async with t.lock:
             hs = self._my_hand_seat(t, user_id)
@@ -1564,7 +1611,7 @@ class TableService:
         """Run a declare/surrender for the user's seat: verified by the engine (a refusal
         changes nothing), persisted, then announced.  ``hand_no``: only in that hand;
         ``table_id``: only at that table (a new table in the channel counts hands from 1)."""
-        t = self.table_in_channel(channel_id) if table_id is None else self.tables.get(table_id)
+        t = self.table_in_channel(channel_id, user_id) if table_id is None else self.tables.get(table_id)
         if t is not None:
             _resumed(t)
         if t is None:
@@ -1596,7 +1643,7 @@ class TableService:
     def surrender_check(self, channel_id: int, user_id: int) -> int:
         """The number of the hand the user may surrender now (a ServiceError says why not):
         the confirmation asked first is bound to it."""
-        t = self.table_in_channel(channel_id)
+        t = self.table_in_channel(channel_id, user_id)
         hs = self._my_hand_seat(t, user_id)
         assert t.hand is not None
         try:
@@ -1628,19 +1675,23 @@ class TableService:
         return self._panel_state(t, seat)
 
     def panel_in_channel(self, channel_id: int, user_id: int) -> PanelState:
-        t = self.table_in_channel(channel_id)
+        t = self.table_in_channel(channel_id, user_id)
         return self._panel_state(t, self._my_seat(t, user_id))
+
+    def _no_hand(self, t: TableState) -> ServiceError:
+        """No hand is being played: why, and what comes next."""
+        if t.row.hand_no == 0:
+            return ServiceError("The game has not started yet: `/ofc start` deals the first "
+                                "hand once everyone has joined.")
+        if t.waiting:
+            return ServiceError(f"No hand is being played. {self._why_waiting(t)}")
+        return ServiceError("No hand is being played right now; the next one is dealt in a "
+                            "moment.")
 
     def _panel_state(self, t: TableState, seat: SeatRow) -> PanelState:
         hand = t.hand
-        if hand is None and t.row.hand_no == 0:
-            raise ServiceError("The game has not started yet: `/ofc start` deals the first hand "
-                               "once everyone has joined.")
-        if hand is None and t.waiting:
-            raise ServiceError(f"No hand is being played. {self._why_waiting(t)}")
         if hand is None:
-            raise ServiceError("No hand is being played right now; the next one is dealt in a "
-                               "moment.")
+            raise self._no_hand(t)
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
             raise ServiceError(self._not_in_hand(seat))
@@ -1771,7 +1822,7 @@ class TableService:
 
     # ------------------------------------------------------------------ suggestions
     async def suggest(self, channel_id: int, user_id: int) -> str:
-        t = self.table_in_channel(channel_id)
+        t = self.table_in_channel(channel_id, user_id)
         async with t.lock:
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
@@ -2069,7 +2120,9 @@ class TableService:
         button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])
         extra = {**t.row.extra, "fantasyland": {**self._carried_fantasyland(t), **fl_next},
                  "fantasyland_owed_by": list(t.hand_seats) if fl_next else [],
-                 "button_before": t.hand_seats[hand.button]}
+                 "button_before": t.hand_seats[hand.button],
+                 # until its showdown is posted: a stop before that posts it at the restart
+                 SHOWDOWN_PENDING: t.hand_row.id}
         try:
             await self.store.finish_hand(
                 t.hand_row.id, final, results, movements, self.clock(),
@@ -2153,9 +2206,57 @@ class TableService:
                 return no
         return nos[0] if nos else 0
 
-    async def _after_showdown(self, t: TableState, result: ShowdownResult) -> None:
+    async def _after_showdown(
+        self, t: TableState, result: ShowdownResult, delay: float | None = None
+    ) -> None:
         await self.notifier.showdown(t, result)
-        await self._next_hand_later(t, self.next_hand_delay)
+        await self._showdown_posted(t)
+        await self._next_hand_later(t, self.next_hand_delay if delay is None else delay)
+
+    async def _showdown_posted(self, t: TableState) -> None:
+        """The settled hand's showdown went out (or was tried): a restart need not post it
+        again.  Should this write fail, a restart posts it a second time, no worse."""
+        async with t.lock:
+            if SHOWDOWN_PENDING not in t.row.extra or t.id not in self.tables:
+                return
+            extra = {k: v for k, v in t.row.extra.items() if k != SHOWDOWN_PENDING}
+            try:
+                await self.store.update_table(t.id, extra=extra, now=self.clock())
+            except Exception:
+                log.exception("table %s: could not note that a showdown was posted", t.id)
+                return
+            await self._refresh_after_write(t, extra=extra)
+
+    async def _stored_showdown(self, t: TableState) -> ShowdownResult | None:
+        """The showdown of the hand settled just before the bot stopped, when it may not have
+        been posted (``SHOWDOWN_PENDING``), rebuilt from what the settlement wrote: its final
+        state and results (lock held)."""
+        hand_id = t.row.extra.get(SHOWDOWN_PENDING)
+        row = await self.store.get_hand(int(hand_id)) if hand_id is not None else None
+        if row is None or row.status != "done":
+            return None
+        st = row.state
+        hand = Hand.from_json(st["engine"])
+        if hand.settlement is None:
+            return None
+        seat_nos = tuple(int(x) for x in st["seats"])
+        users = tuple(int(u) for u in st.get("users", [0] * len(seat_nos)))
+        practice = bool(st.get("practice", False))
+        units = None
+        if not practice:
+            won = {r.user_id: r.units for hr, results in await self.store.history(t.id, 5)
+                   if hr.id == row.id for r in results}
+            units = tuple(won.get(u, 0) for u in users)
+        broke = () if practice else tuple(
+            s.user_id for s in t.seats
+            if s.seat_no in seat_nos and self.is_broke(t, s) and not s.leaving)
+        return ShowdownResult(
+            hand_no=row.number, names=hand.names, user_ids=users, settlement=hand.settlement,
+            units=units, fantasyland_next=tuple(
+                t.table_rules.fantasyland_cards_now(c) for c in hand.fantasyland_next),
+            practice=practice, rules=hand.rules, natural_cards=tuple(hand.natural_cards),
+            seat_nos=seat_nos, broke=broke,
+        )
 
     async def _next_hand_later(self, t: TableState, delay: float, retry: bool = False) -> None:
         """Between hands (after ``delay``): release the leavers, close the table or deal the
@@ -2221,7 +2322,7 @@ class TableService:
         pending = t.table_rules.changes_from(t.rules)
         if pending:
             lines.append("From the next hand: " + "; ".join(pending) + ".")
-        lines.insert(0, f"Stake {t.row.stake} unit(s) per point, buy-in {t.row.buyin}, "
+        lines.insert(0, f"Stake {plural(t.row.stake, 'unit')} per point, buy-in {t.row.buyin}, "
                         f"{t.row.max_seats} seats.")
         if t.practice:
             lines.append("Practice table (one human against bots): no units move and nothing "

@@ -146,7 +146,8 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
     if t.practice:
         notes.append("Practice table: no units move, nothing counts in the leaderboard.")
     if not notes and hand is None:
-        notes.append("Waiting for the next deal." if t.row.hand_no
+        notes.append("Waiting for players: /ofc join (or /ofc addbot)." if t.waiting
+                     else "Waiting for the next deal." if t.row.hand_no
                      else "Use /ofc join, then /ofc start.")
     note = " ".join(notes)
     return TableView(
@@ -226,6 +227,8 @@ TWO_COLOUR = Theme(four_colour=False)
 def table_status(t: TableState) -> str:
     hand = t.hand
     if hand is None:
+        if t.waiting:  # too few players to deal (the channel was told why)
+            return "Waiting for players: `/ofc join` (or `/ofc addbot`) to deal the next hand."
         return "Between hands." if t.row.hand_no else "Waiting to start: `/ofc join`, `/ofc start`."
     acting = []
     for hs in hand.to_act():
@@ -352,6 +355,7 @@ class Presenter:
         text, file = await self.table_payload(t)
         channel = self.channel(t)
         message_id = self._message_ids.get(t.id) or t.row.message_id  # memory is the newest
+        old = None if edit else message_id
         if edit and message_id:
             try:
                 msg = channel.get_partial_message(message_id)
@@ -370,7 +374,25 @@ class Presenter:
         except Exception:  # posted all the same: memory keeps it (after a restart the id
             # saved before, if any, is the one edited)
             log.exception("could not save the table message id of table %s", t.id)
+        if old and old != msg.id:
+            await self._retire(t, old)
         return msg
+
+    async def _retire(self, t: TableState, message_id: int) -> None:
+        """The table message a new one replaces (after a showdown) is deleted: left above, it
+        looked live (its button, "Waiting for the next deal").  When it cannot be deleted it
+        says where the table went and loses its button."""
+        message = self.channel(t).get_partial_message(message_id)
+        try:
+            await message.delete()
+        except discord.NotFound:
+            pass
+        except discord.HTTPException:
+            try:
+                await message.edit(content="The table continues below. ⬇️", attachments=[],
+                                   view=None)
+            except discord.HTTPException:
+                log.debug("could not retire an old message of table %s", t.id)
 
     def _closed(self, t: TableState) -> bool:
         return t.row.status == "closed" or t.id not in self.bot.service.tables  # type: ignore[union-attr]
@@ -470,7 +492,10 @@ class Presenter:
             await channel.send(first, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))
             for more in rest:  # 4 players with long names: every pair's result still shown
                 await channel.send(more)
-        await self.post_table(t, edit=False)
+        # (after an edit under way: one that read the old message's id would find it deleted
+        # and post a table message of its own)
+        async with self._edit_locks.setdefault(t.id, asyncio.Lock()):
+            await self.post_table(t, edit=False)
 
     async def notice(self, t: TableState, text: str, *, ping: bool = True) -> None:
         try:

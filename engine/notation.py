@@ -162,7 +162,8 @@ def parse_move(
         if card not in pending:
             if card in board.cards:
                 raise NotInHand(f"{card} is already on your board")
-            raise NotInHand(f"{card} is not in your hand: you have {cards_text(pending)}")
+            raise NotInHand(f"{card} is not in your hand: you have "
+                            f"{cards_text(requirement.shown)}")  # (as the panel shows them)
     placed = [(c, r) for c, r, _ in assigned if r != DISCARD]
     dropped = [c for c, r, _ in assigned if r == DISCARD]
     # -- cards left without a row ------------------------------------------------------------------
@@ -177,7 +178,7 @@ def parse_move(
                 f"{'it' if len(loose) == 1 else 'them'}",
                 loose[0][1],
             )
-    unmentioned = [c for c in pending if c not in seen]
+    unmentioned = [c for c in requirement.shown if c not in seen]
     if unmentioned and len(placed) == requirement.place \
             and len(dropped) + len(unmentioned) == requirement.discard:
         dropped.extend(unmentioned)
@@ -214,7 +215,7 @@ def _count_message(
     got = f"you placed {len(placed)}" + (
         f" and discarded {len(dropped)}" if dropped or req.discard else ""
     )
-    msg = f"You must {need} of {cards_text(req.cards)}: {got}"
+    msg = f"You must {need} of {cards_text(req.shown)}: {got}"
     if unmentioned:
         msg += f" ({cards_text(unmentioned)} not placed)"
     if req.discard and len(placed) > req.place and not dropped:  # the discard forgotten

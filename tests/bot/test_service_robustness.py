@@ -856,8 +856,8 @@ async def test_sitting_in_takes_a_leave_request_back_and_messages_say_where_you_
         await svc.place_text(CH, CAROL, "Ah top")
     assert "after this hand" in await svc.leave(CH, BOB)
     text = await svc.sit_out(CH, BOB, False)
-    assert text == ("Welcome back: you stay at the table, and you will be dealt in from the "
-                    "next hand.")
+    assert text.startswith("Welcome back: you stay at the table, and you play this hand and "
+                           "the next ones.")  # (in the hand being played: not "from the next")
     await finish_by_autoplay(svc)
     await until(lambda: t.hand is None)
     assert t.seat_of_user(BOB) is not None  # still seated after the hand

@@ -96,6 +96,7 @@ class _Channel:
     def __init__(self) -> None:
         self.sent: list[int] = []
         self.edited: list[int] = []
+        self.deleted: list[int] = []
 
     async def send(self, *args: Any, **kw: Any) -> Any:
         self.sent.append(555 + len(self.sent))
@@ -104,7 +105,10 @@ class _Channel:
     def get_partial_message(self, message_id: int) -> Any:
         async def edit(**kw: Any) -> None:
             self.edited.append(message_id)
-        return SimpleNamespace(edit=edit)
+
+        async def delete() -> None:
+            self.deleted.append(message_id)
+        return SimpleNamespace(edit=edit, delete=delete)
 
 
 def _interaction(user_id: int, channel_id: int, guild_id: int) -> Any:
@@ -169,6 +173,7 @@ async def test_a_table_message_whose_id_cannot_be_saved_is_still_posted_and_kept
     store.update_table = failing  # type: ignore[method-assign]
     await presenter.post_table(t, edit=False)  # 557 (e.g. after a showdown), not saved
     assert t.row.message_id == 556 and channel.sent == [555, 556, 557]
+    assert channel.deleted == [556]  # the one replaced, deleted (it looked live)
     await presenter.post_table(t, edit=True)
     assert channel.edited[-1] == 557
     await svc.shutdown()

@@ -133,7 +133,7 @@ async def test_two_player_ofc_hand_to_showdown_units_and_leaderboard(tmp_path: A
         r = await w.slash(w.bob, "ofc join")
         assert "sat down with 300 units" in r.content
         r = await w.slash(w.alice, "ofc rules")
-        assert "Stake 2 unit(s) per point" in r.content and r.ephemeral
+        assert "Stake 2 units per point" in r.content and r.ephemeral
         r = await w.slash(w.alice, "ofc start")
         assert "Hand #1 is dealt" in r.content
         turn = await w.fake.wait_for_message(

@@ -286,10 +286,10 @@ async def test_a_thread_locked_between_moves(tmp_path: Any) -> None:
         edits = refused_edits()
         await w.fake.wait_until(lambda: refused_edits() > edits, 5, "the last edit")
         await edits_done(w)
-        assert "Between hands" not in table_message(w).content
+        assert "Waiting for players" not in table_message(w).content
         await w.fake.unarchive_thread(thread)
-        await w.fake.wait_until(lambda: "Between hands" in table_message(w).content, 5,
-                                "the table message caught up")
+        await w.fake.wait_until(lambda: "Waiting for players" in table_message(w).content, 5,
+                                "the table message caught up")  # (both timed out: sitting out)
         hist = await w.slash(w.bob, "ofc history")
         assert "#1" in hist.content  # the hand nobody saw settle
         for who in (w.alice, w.bob):
