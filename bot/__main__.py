@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
               "stop it first, or give this one a database of its own.", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"Cannot use the database OFC_DATABASE={settings.database}: cannot write "
+        print(f"Cannot use the database OFC_DATABASE={settings.database}: cannot lock "
               f"{instance.path}: {e}", file=sys.stderr)
         return 2
     try:

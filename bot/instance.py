@@ -10,6 +10,7 @@ ends, so a bot that was killed never leaves a stale lock behind.  An in-memory d
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from typing import IO
 
@@ -17,6 +18,10 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
+
+
+_HELD = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, errno.EDEADLK}
+"""What ``flock`` / ``msvcrt.locking`` raise when another process holds the lock."""
 
 
 class AlreadyRunning(Exception):
@@ -42,7 +47,10 @@ class InstanceLock:
         f = open(self.path, "a+", encoding="ascii")  # noqa: SIM115 - held until release()
         try:
             _lock(f)
-        except OSError:
+        except OSError as e:
+            if e.errno not in _HELD:  # e.g. ENOLCK, a file system without locks: said as is
+                f.close()
+                raise
             f.seek(0)
             text = f.read(32).strip()
             f.close()

@@ -574,6 +574,7 @@ class TableService:
         if result is None:
             return self._next_hand_later(t, 0.0)
         t.last_result = result
+        t.waiting = False  # (a join or start meanwhile must not deal before the showdown)
         return self._after_showdown(t, result, delay=0.0)
 
     def _load_hand(self, t: TableState, hand_row: HandRow) -> None:

@@ -20,7 +20,9 @@ most its level's budget, 1 s, a fantasyland solve milliseconds) is a hang: the w
 where it was stuck to the log (``faulthandler``) and exits, so that the calls queued behind it
 (every table's bots and timeouts share the workers) go on in a new worker.  The hung call is not
 tried again (it would hang again): its ``fallback`` runs in a thread instead (a timeout's plain
-move), or ``Hung`` is raised.  Threads (``processes=0``) have no watchdog: a thread cannot be
+move), or ``Hung`` is raised.  (The parent knows when a call was sent, not when it began to
+run: a call that had already waited the whole limit in the queue when the worker was stopped
+is taken for the hung one and gets its fallback too.)  Threads (``processes=0``) have no watchdog: a thread cannot be
 stopped.
 """
 

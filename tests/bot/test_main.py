@@ -1,3 +1,5 @@
+import errno
+import os
 import re
 import signal
 import sqlite3
@@ -314,3 +316,22 @@ def test_commands_match_what_discord_returns() -> None:
                                               options=[{k: v for k, v in stake.items()
                                                         if k != "min_value"}])])
     assert not commands_match(wanted, [published[0], no_min])
+
+
+@pytest.mark.skipif(os.name == "nt", reason="flock")
+def test_a_filesystem_without_locks_is_not_reported_as_another_bot(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Only a lock held elsewhere reads as "another bot is running": a file system without
+    lock support (``ENOLCK``, some network mounts) is said as it is (found by a review)."""
+    from bot import instance
+
+    def no_locks(fd: int, op: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    clean_env.setattr(instance.fcntl, "flock", no_locks)
+    clean_env.setenv("DISCORD_TOKEN", "abc.def.ghi")
+    clean_env.setenv("OFC_DATABASE", str(tmp_path / "ofc.sqlite3"))
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "cannot lock" in err and "No locks available" in err and "Another" not in err
