@@ -70,7 +70,7 @@ DEADLINE = 3.0
 STOP_STEP = re.compile(r" ofc\.bot: (stopping: |stopped$)")
 """The bot's log lines of its way out (``OFCBot.close``)."""
 STOP_WAIT = 30.0
-"""Seconds the bot has to stop after SIGINT before it is killed (after a dump of its stacks)."""
+"""Seconds the bot has to stop after SIGTERM before it is killed (after a dump of its stacks)."""
 CB_UPDATE = 7
 
 KINDS: list[tuple[str, str]] = [
@@ -289,7 +289,7 @@ class BotProcess:
         self.stop_tail: list[str] = []
         """When the bot had to be killed: why, and the last lines of its log."""
         self.stop_seconds: float | None = None
-        """From SIGINT to the bot's exit."""
+        """From SIGTERM to the bot's exit."""
 
     @property
     def pid(self) -> int | None:
@@ -342,12 +342,14 @@ class BotProcess:
         if self.proc.returncode is None:
             started = time.monotonic()
             with contextlib.suppress(ProcessLookupError):
-                self.proc.send_signal(signal.SIGINT)  # discord.py closes the bot cleanly
+                # the bot stops cleanly on SIGTERM as on Ctrl-C; SIGINT is not used: a bench
+                # started as a background job of a shell has SIGINT ignored, and so has the bot
+                self.proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(self.proc.wait(), STOP_WAIT)
             except TimeoutError:
                 # it hangs: its threads' stacks to its log (faulthandler), then kill it
-                self.stop_tail = [f"the bot did not stop within {STOP_WAIT:.0f} s of SIGINT"]
+                self.stop_tail = [f"the bot did not stop within {STOP_WAIT:.0f} s of SIGTERM"]
                 with contextlib.suppress(ProcessLookupError):
                     self.proc.send_signal(signal.SIGUSR1)
                 with contextlib.suppress(TimeoutError):
@@ -846,7 +848,7 @@ def render(r: dict[str, Any]) -> str:
         f"bot: python -m bot in its own process, default settings (OFC_AI_PROCESSES=1, "
         f"OFC_EDIT_COALESCE=0.4, OFC_NEXT_HAND_DELAY=5){' under the probe' if a['probe'] else ''};"
         f" connected in {r['startup']:.1f} s (AI ready in {r['ai_ready'] or 0:.1f} s)"
-        + (f", stopped {r['stop_seconds']:.1f} s after SIGINT (exit code {r['exit_code']})"
+        + (f", stopped {r['stop_seconds']:.1f} s after SIGTERM (exit code {r['exit_code']})"
            if r.get("stop_seconds") is not None else ""))
     lines.append(f"machine: {r['machine']['cores']} cores, Python {r['machine']['python']}; "
                  f"players think {a['think']:.2f} s (x0.5-1.5), onlookers every {a['watch']:.1f} s")
