@@ -1082,10 +1082,12 @@ class TableService:
         if start:
             self._spawn(t, self._next_hand_later(t, 0.0))
         waiting = t.fantasyland_pending.get(seat.seat_no)
+        # still in the hand being played (a timeout only sits a player out after it)
+        hs = t.hand_seat_of(seat.seat_no) if t.hand is not None else None
+        playing = hs is not None and t.hand is not None and not t.hand.done[hs]
         if out:
             text = "You are sitting out: you will not be dealt in until `/ofc sitin`."
-            hs = t.hand_seat_of(seat.seat_no) if t.hand is not None else None
-            if hs is not None and t.hand is not None and not t.hand.done[hs]:
+            if playing and hs is not None and t.hand is not None:
                 text += " You still play the hand being played" + (
                     " (or `/ofc surrender`)." if t.hand.can_surrender(hs) else ".")
             if waiting:
@@ -1099,9 +1101,7 @@ class TableService:
                     "again.")
         if waiting:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
-        hs = t.hand_seat_of(seat.seat_no) if t.hand is not None else None
-        if hs is not None and t.hand is not None and not t.hand.done[hs]:
-            # still in the hand being played (a timeout only sits a player out afterwards)
+        if playing and hs is not None and t.hand is not None:
             now = " It is your turn." if t.hand.may_act(hs) else ""
             return f"{back}you play this hand and the next ones.{now}"
         return f"{back}you will be dealt in from the next hand."
@@ -1613,11 +1613,10 @@ class TableService:
         changes nothing), persisted, then announced.  ``hand_no``: only in that hand;
         ``table_id``: only at that table (a new table in the channel counts hands from 1)."""
         t = self.table_in_channel(channel_id, user_id) if table_id is None else self.tables.get(table_id)
-        if t is not None:
-            _resumed(t)
         if t is None:
             raise ServiceError(f"That table is closed: hand #{hand_no} is over; nothing was "
                                "done.")
+        _resumed(t)
         async with t.lock:
             if hand_no is not None and (t.hand is None or t.row.hand_no != hand_no):
                 raise ServiceError(f"Hand #{hand_no} is over: nothing was done.")

@@ -22,8 +22,8 @@ where it was stuck to the log (``faulthandler``) and exits, so that the calls qu
 tried again (it would hang again): its ``fallback`` runs in a thread instead (a timeout's plain
 move), or ``Hung`` is raised.  (The parent knows when a call was sent, not when it began to
 run: a call that had already waited the whole limit in the queue when the worker was stopped
-is taken for the hung one and gets its fallback too.)  Threads (``processes=0``) have no watchdog: a thread cannot be
-stopped.
+is taken for the hung one and gets its fallback too.)  Threads (``processes=0``) have no
+watchdog: a thread cannot be stopped.
 """
 
 from __future__ import annotations

@@ -127,18 +127,24 @@ async def test_sitting_out_player_is_not_dealt_and_stack_cap_applies() -> None:
     await store.close()
 
 
-async def test_expired_deadline_acts_at_once_after_recovery(tmp_path: Path) -> None:
-    clock = Clock()
-    db = tmp_path / "svc.sqlite3"
-    svc, rec, store = await make(db, clock=clock, seed_factory=lambda: "svc-rec")
+async def _stopped_while_a_turn_runs(db: Path, clock: Clock, seed: str) -> int:
+    """A heads-up ofc hand dealt (10 s clock), the service stopped, then a minute passes (the
+    bot was down longer than the clock): the hand seat whose turn it was."""
+    svc, rec, store = await make(db, clock=clock, seed_factory=lambda: seed)
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
     await svc.join(G, CH, BOB, "bob")
     await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    first = t.hand.turn
+    first = int(svc.table_in_channel(CH).hand.turn)
     await svc.shutdown()
     await store.close()
-    clock.offset += 60  # the bot was down longer than the clock
+    clock.offset += 60
+    return first
+
+
+async def test_expired_deadline_acts_at_once_after_recovery(tmp_path: Path) -> None:
+    clock = Clock()
+    db = tmp_path / "svc.sqlite3"
+    first = await _stopped_while_a_turn_runs(db, clock, "svc-rec")
     svc2, rec2, store2 = await make(db, clock=clock)
     await svc2.recover()
     t2 = svc2.table_in_channel(CH)
@@ -157,14 +163,7 @@ async def test_loaded_tables_wait_for_resume(tmp_path: Path) -> None:
     time and played the timeouts of players who could not reach the bot."""
     clock = Clock()
     db = tmp_path / "svc.sqlite3"
-    svc, rec, store = await make(db, clock=clock, seed_factory=lambda: "svc-load")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
-    await svc.join(G, CH, BOB, "bob")
-    await svc.start(CH, ALICE)
-    first = svc.table_in_channel(CH).hand.turn
-    await svc.shutdown()
-    await store.close()
-    clock.offset += 60  # a deadline that has passed
+    first = await _stopped_while_a_turn_runs(db, clock, "svc-load")  # its deadline passed
     for _attempt in range(3):  # starts that never connect
         svc2, rec2, store2 = await make(db, clock=clock)
         assert len(await svc2.load_tables()) == 1
