@@ -259,6 +259,8 @@ class TableState:
     bot_keys: set[tuple[int, int, int]] = field(default_factory=set)
     waiting: bool = False
     """Between hands with too few players: the next join / sit-in / start deals."""
+    deal_failed: bool = False
+    """Waiting because the last deal failed on the database (retried; ``/ofc start`` deals)."""
     hand_practice: bool = False
     """Whether the hand being played was dealt as practice (decided at the deal)."""
     stored: dict[str, Any] | None = None
@@ -1344,6 +1346,7 @@ class TableService:
             t.hand_seats, t.deadlines, t.waiting = [], {}, was_waiting
             raise
         t.hand_row = hand_row  # dealt: whatever fails now, memory has the hand
+        t.deal_failed = False
         t.hand, t.stored = hand, state
         await self._refresh_after_write(
             t, hand_no=number, button=seat_nos[button], extra=table_extra)
@@ -2294,6 +2297,7 @@ class TableService:
                         self._spawn(t, self._next_hand_later(t, again, retry=True))
                 else:
                     t.waiting = True
+            t.deal_failed = deal_failed
         if closed:
             await self.notifier.notice(t, "The table is closed. Thanks for playing!")
             await self.notifier.table_changed(t)

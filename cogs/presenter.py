@@ -78,9 +78,12 @@ def in_code(text: str) -> str:
 
 def for_message(view: Any) -> Any:
     """The view with its player names made safe for its text twin in a message (the images
-    keep the names as typed).  A table's text goes in a code block; the others are markdown."""
+    keep the names as typed).  A table's text goes in a code block; the others are markdown.
+    The table's text has no "0:42 left": the message is not edited each second, so it would go
+    stale (its status line says when time runs out with a timestamp every client counts down)."""
     if isinstance(view, TableView):
-        return replace(view, seats=tuple(replace(s, name=in_code(s.name)) for s in view.seats))
+        return replace(view, seats=tuple(replace(s, name=in_code(s.name), time_left=None)
+                                         for s in view.seats))
     if isinstance(view, ShowdownView):
         return replace(view, names=tuple(md(n) for n in view.names), title=md(view.title))
     if isinstance(view, LeaderboardView):
@@ -100,6 +103,9 @@ def table_title(t: TableState, practice: bool | None = None) -> str:
     if t.practice if practice is None else practice:
         return f"{name} · practice"
     return f"{name} · {t.row.stake} unit{'s' if t.row.stake != 1 else ''}/pt"
+
+
+DEAL_FAILED = "The next hand could not be dealt (a database error): trying again; /ofc start deals it now."
 
 
 def table_view(t: TableState, now: float | None = None) -> TableView:
@@ -146,7 +152,8 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
     if t.practice:
         notes.append("Practice table: no units move, nothing counts in the leaderboard.")
     if not notes and hand is None:
-        notes.append("Waiting for players: /ofc join (or /ofc addbot)." if t.waiting
+        notes.append(DEAL_FAILED if t.deal_failed
+                     else "Waiting for players: /ofc join (or /ofc addbot)." if t.waiting
                      else "Waiting for the next deal." if t.row.hand_no
                      else "Use /ofc join, then /ofc start.")
     note = " ".join(notes)
@@ -227,6 +234,8 @@ TWO_COLOUR = Theme(four_colour=False)
 def table_status(t: TableState) -> str:
     hand = t.hand
     if hand is None:
+        if t.deal_failed:
+            return DEAL_FAILED
         if t.waiting:  # too few players to deal (the channel was told why)
             return "Waiting for players: `/ofc join` (or `/ofc addbot`) to deal the next hand."
         return "Between hands." if t.row.hand_no else "Waiting to start: `/ofc join`, `/ofc start`."

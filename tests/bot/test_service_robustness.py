@@ -14,6 +14,7 @@ import pytest
 import bot.service as service_module
 from bot.service import ServiceError, TableService
 from bot.store import Store
+from cogs.presenter import table_status, table_view
 from engine import parse_cards
 from engine.autoplay import choose_placement
 from engine.notation import format_move
@@ -1413,8 +1414,12 @@ async def test_after_a_deal_that_failed_the_channel_is_told_the_right_reason(
     assert t.waiting and notices
     assert "bots do not play each other alone" not in notices[-1]
     assert "could not be dealt" in notices[-1] and "/ofc start" in notices[-1]
+    # the table message says so too, not "Waiting for players" (two are seated and ready)
+    assert t.deal_failed and "could not be dealt" in table_status(t)
+    assert "could not be dealt" in table_view(t).note
     await svc.start(CH, ALICE)  # and it does
-    assert t.hand is not None
+    assert t.hand is not None and not t.deal_failed
+    assert "could not be dealt" not in table_status(t)
     await svc.shutdown()
     await store.close()
 

@@ -60,6 +60,18 @@ def test_text_twins_of_messages_escape_names_and_images_keep_them() -> None:
     assert "```" not in describe_table(for_message(table))
 
 
+def test_table_text_has_no_countdown_that_would_go_stale() -> None:
+    """The message is edited on changes, not each second: its text says who is to act, and
+    the status line above it (a Discord timestamp) counts down."""
+    table = TableView(title="t", variant="ofc", seats=(
+        SeatView(name="Ann", board=Board(), is_turn=True, time_left=59),
+        SeatView(name="Bob", board=Board())))
+    assert "0:59 left" in describe_table(table)  # (the renderer's own text says it)
+    text = describe_table(for_message(table))
+    assert "to act" in text and "left" not in text
+    assert table.seats[0].time_left == 59  # the image keeps its clock
+
+
 def test_long_messages_are_split_between_lines() -> None:
     lines = [f"line {i} " + "x" * 90 for i in range(60)]
     parts = split_message("\n".join(lines))
