@@ -429,6 +429,10 @@ def _plain_move(hand: Hand, hs: int) -> Callable[[], Move]:
 
 
 SHOWDOWN_PENDING = "showdown_pending"
+CLOSE_UNMARKED = "close_unmarked"
+"""In a closed table's ``extra``: its table message may still look live (button and all); it is
+written by the close and removed once the message says closed, so a bot stopped between the
+two marks it when it starts again."""
 """The table's ``extra`` key naming the hand settled whose showdown is not posted yet."""
 
 
@@ -473,6 +477,7 @@ class TableService:
         self.tables: dict[int, TableState] = {}
         self._by_channel: dict[int, int] = {}
         self._to_resume: list[tuple[TableState, int | None]] = []
+        self._to_mark: list[TableState] = []  # closed, their message maybe still live
         """Tables loaded, not resumed yet, each with the number of its hand voided as
         unreadable (``load_tables``, ``resume``)."""
         self._closed = False
@@ -517,6 +522,11 @@ class TableService:
             self._by_channel[row.channel_id] = row.id
             loaded.append(t)
             self._to_resume.append((t, unreadable.get(t.id)))
+        try:
+            self._to_mark = [TableState(row=row, seats=[]) for row in
+                             await self.store.closed_tables_marked(CLOSE_UNMARKED)]
+        except Exception:  # only a message to mark: never keeps the bot from starting
+            log.exception("looking for closed tables whose message may look live failed")
         return loaded
 
     async def resume(self) -> None:
@@ -527,6 +537,9 @@ class TableService:
         pending, self._to_resume = self._to_resume, []
         if pending:
             log.info("resuming %d table(s)", len(pending))
+        closed, self._to_mark = self._to_mark, []
+        for t in closed:  # closed just before the stop: their message says so now
+            await self.notifier.table_changed(t)
         for t, lost in pending:
             news: tuple[list[int], tuple[list[int], Requirement | None]] | None = None
             try:
@@ -1237,9 +1250,20 @@ class TableService:
     async def _close_now(self, t: TableState) -> None:
         """Cash every seat out and close the table: one transaction, all or nothing (the store
         cashes the seats out when the status becomes 'closed')."""
-        t.row = await self.store.update_table(t.id, status="closed", now=self.clock())
+        t.row = await self.store.update_table(
+            t.id, status="closed", extra={**t.row.extra, CLOSE_UNMARKED: True}, now=self.clock())
         t.seats = []
         self._forget(t)
+
+    async def close_marked(self, t: TableState) -> None:
+        """The closed table's message says it is closed (or is gone): forget ``CLOSE_UNMARKED``."""
+        if CLOSE_UNMARKED not in t.row.extra:
+            return
+        extra = {k: v for k, v in t.row.extra.items() if k != CLOSE_UNMARKED}
+        try:
+            t.row = await self.store.update_table(t.id, extra=extra, now=self.clock())
+        except Exception:  # marked again after the next start, no harm
+            log.exception("could not note that table %s's message says closed", t.id)
 
     # ------------------------------------------------------------------ hands
     async def start(self, channel_id: int, user_id: int) -> str:

@@ -410,14 +410,20 @@ class Presenter:
         """The table message of a closed table says so and loses its button (once; a message
         sent while the table was closing is marked too)."""
         message_id = message_id or self._message_ids.pop(t.id, None) or t.row.message_id
-        if not message_id or message_id in self._closed_marked:
+        if message_id in self._closed_marked:
             return
-        self._closed_marked.add(message_id)
-        try:
-            await self.channel(t).get_partial_message(message_id).edit(
-                content="🔒 This table is closed. `/ofc new` opens another.", view=None)
-        except discord.HTTPException:
-            log.debug("could not mark the message of table %s closed", t.id)
+        if message_id:
+            self._closed_marked.add(message_id)
+            try:
+                await self.channel(t).get_partial_message(message_id).edit(
+                    content="🔒 This table is closed. `/ofc new` opens another.", view=None)
+            except (discord.NotFound, discord.Forbidden):
+                pass  # gone, or never to be edited: nothing to come back for
+            except discord.HTTPException:  # (Discord failing) marked after the next start
+                log.debug("could not mark the message of table %s closed", t.id)
+                return
+        if t.row.status == "closed":
+            await self.bot.service.close_marked(t)  # type: ignore[union-attr]
 
     async def turn_started(
         self, t: TableState, seats: list[int], requirement: Requirement | None

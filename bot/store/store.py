@@ -642,6 +642,25 @@ class Store:
             )
         return None if row is None else _table_of(row)
 
+    async def closed_tables_marked(self, key: str) -> list[TableRow]:
+        """Closed tables whose ``extra`` holds ``key`` (e.g. a close not yet shown in the
+        channel when the bot stopped), oldest first."""
+        async with self._lock:
+            rows = await self._all(
+                "SELECT * FROM tables WHERE status = 'closed' AND extra LIKE ? ORDER BY id",
+                (f'%"{key}"%',),
+            )
+        tables = []
+        for row in rows:
+            try:
+                table = _table_of(row)
+            except ValueError:  # (unreadable: left as it is)
+                log.exception("table %s cannot be read back; left out", row["id"])
+                continue
+            if key in table.extra:
+                tables.append(table)
+        return tables
+
     async def open_tables(self, guild_id: int | None = None) -> list[TableRow]:
         """Tables open or closing (restart recovery), oldest first; all servers by default."""
         async with self._lock:

@@ -611,6 +611,52 @@ async def test_leave_close_and_cash_out(tmp_path: Any) -> None:
         w.fake.assert_clean()
 
 
+async def test_a_close_the_bot_died_before_showing_is_shown_after_the_restart(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The close committed (stacks paid back), then the bot stopped before it edited the table
+    message: that message kept its button and looked live for good.  The close notes in the
+    same transaction that the message is unmarked; the next start marks it, once."""
+    from bot.service import CLOSE_UNMARKED
+    from cogs.presenter import Presenter
+
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        table_msg = await w.fake.wait_for_message(
+            w.chan, lambda m: bool(m.files) and "Open my panel" in str(m.components),
+            include_existing=True)
+        table_id = w.service.table_in_channel(w.chan.id).id
+
+        async def died_first(self: Any, t: Any, message_id: int | None = None) -> None:
+            return None  # (the process is gone before the edit)
+
+        monkeypatch.setattr(Presenter, "_mark_closed", died_first)
+        await w.slash(w.alice, "ofc close")
+        await asyncio.sleep(0.3)
+        assert "Open my panel" in str(table_msg.components)  # looks live
+        assert CLOSE_UNMARKED in (await w.store.get_table(table_id)).extra
+        await w.stop_bot()
+        monkeypatch.undo()
+        await w.start_bot()
+        await w.fake.wait_until(lambda: "This table is closed" in (table_msg.content or ""), 5,
+                                "the table message marked closed after the restart")
+        assert "Open my panel" not in str(table_msg.components)
+        for _ in range(50):  # (the marker goes just after the edit)
+            row = await w.store.get_table(table_id)
+            if CLOSE_UNMARKED not in row.extra:
+                break
+            await asyncio.sleep(0.05)
+        assert CLOSE_UNMARKED not in row.extra
+        edited = table_msg.edited_ms
+        await w.stop_bot()
+        await w.start_bot()  # nothing left to mark: the message is not edited again
+        await asyncio.sleep(0.3)
+        assert table_msg.edited_ms == edited
+        assert await w.store.verify_ledger() == []
+        w.fake.assert_clean()
+
+
 async def test_next_hand_follows_and_button_moves(tmp_path: Any) -> None:
     seeds = iter(["e2e-next-1", "e2e-next-2", "e2e-next-3"])
     async with make_world(tmp_path, seed_factory=lambda: next(seeds),
