@@ -17,6 +17,7 @@ from engine import (
     Rules,
     RulesError,
     evaluate,
+    naturals_in,
     next_button,
     parse_card,
     parse_cards,
@@ -1479,3 +1480,37 @@ def test_move_text_card_already_placed_is_named() -> None:
     with pytest.raises(IllegalAction) as e:
         parse_move("Ah bottom", req, h.boards[0])
     assert "Ah" in str(e.value)
+
+
+# ================================================================================================
+# Where RULES.md left room (README "Rules and table options" says what the engine chose)
+# ================================================================================================
+
+
+def test_where_the_rules_left_room() -> None:
+    # two moons cancel: each wins 20 from the other
+    other_moon = B("2d 3c 4d / 2h 5d 6c 7d 9h / 3h 5h 8c Td Jc")
+    assert not other_moon.is_foul()
+    moon = Rules(shoot_the_moon=True)
+    assert settle([MOON, other_moon], moon).totals == settle([MOON, other_moon], Rules()).totals
+    # "jack-high" is jack-high or lower: a ten-high bottom shoots the moon too
+    ten_high = B("2d 3c 4d / 2h 5d 6c 7d 9h / 3h 5h 8c Td 4s")
+    assert not ten_high.is_foul()
+    assert settle([ten_high, R], moon).totals[0] == settle([ten_high, R], Rules()).totals[0] + 20
+    # the middle full house option applies in ofc too
+    fh = B("Ah Kd 2c / 3s 3c 3h 4c 4d / 9s 9c 9h 9d Tc")
+    fh_only = B("Ah Kd 2c / 3s 3c 3h 4c 4d / 9s 9c 9h Ts Tc")
+    assert fh_only.fantasyland_stay_cards(Rules(variant="ofc")) == 13
+    assert fh_only.fantasyland_stay_cards(Rules(variant="ofc", stay_middle_full_house=False)) == 0
+    assert fh.fantasyland_stay_cards(Rules(variant="ofc", stay_middle_full_house=False)) == 13
+    # progressive_stay needs progressive pineapple
+    for bad in ({"variant": "ofc", "progressive_stay": True},
+                {"variant": "pineapple", "progressive": False, "progressive_stay": True}):
+        with pytest.raises(RulesError):
+            Rules(**bad)  # type: ignore[arg-type]
+    # six pairs: trips count as one pair (five pairs and trips make six pairs)
+    assert "six pairs" in naturals_in(C("2c 2d 2h 4s 4c 6d 6h 8s 8c Td Tc Qs Qd"))
+    assert "six pairs" not in naturals_in(C("2c 2d 2h 4s 4c 6d 6h 8s 8c Td Tc Qs Ad"))
+    # a stack caps its owner's net loss: what it wins from another seat counts
+    m = [[0, 0, 10], [0, 0, -4], [-10, 4, 0]]  # seat 2 owes 10 to seat 0, wins 4 from seat 1
+    assert units_moved(m, 1, [100, 100, 3], button=0) == [7, -4, -3]
