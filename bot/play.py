@@ -15,6 +15,7 @@ import os
 import random
 import re
 import secrets
+import shlex
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -128,6 +129,17 @@ class Game:
         self.hand_no = 0
         self.image_no = 0
         self.echo = not _isatty(stdin)
+        self.line_editing = False
+        """Read with ``input()`` and ``readline`` (the terminal game: stdin and stdout are the
+        process's own, both terminals, and ``readline`` exists, as on Linux and macOS)."""
+        if stdin is sys.stdin and _isatty(stdin) and _isatty(sys.stdout) \
+                and console.file is sys.stdout:
+            try:
+                import readline  # noqa: F401  (input() then edits lines)
+
+                self.line_editing = True
+            except ImportError:  # (Windows: the console edits lines itself)
+                pass
         self.start_fantasyland = fantasyland
         # an output that cannot show ♠♥♦♣ (an ASCII terminal) gets Ah, and '.' for an empty slot
         unicode = _can_show(console, "♠♥♦♣·")
@@ -146,7 +158,7 @@ class Game:
         hidden = hand.hidden(seat) and seat != viewer
         lines = []
         if hidden:
-            count = len(board) + len(hand.pending[seat])
+            count = _hidden_cards(hand, seat)
             what = "fantasyland, set face down" if hand.fantasyland[seat] else "set face down"
             lines.append(f"    [dim]{what} ({count} cards)[/]"
                          if hand.fantasyland[seat] or count else "    [dim]setting…[/]")
@@ -227,7 +239,7 @@ class Game:
             seats.append(r.SeatView(
                 name=self.names[seat],
                 board=Board() if hidden else hand.boards[seat],
-                hidden=(len(hand.boards[seat]) + len(hand.pending[seat])) if hidden else 0,
+                hidden=_hidden_cards(hand, seat) if hidden else 0,
                 is_button=seat == hand.button,
                 is_turn=seat in hand.to_act(),
                 last_placed=() if hidden else hand.last_placed[seat],
@@ -291,12 +303,18 @@ class Game:
 
     # -- the human -----------------------------------------------------------------------------------
     def read(self, prompt: str) -> str:
-        self.out.print(prompt, end="", highlight=False)
-        line = self.stdin.readline()
+        if self.line_editing:  # the arrow keys edit the line and recall the last ones
+            try:
+                line = input(prompt) + "\n"
+            except EOFError:
+                line = ""
+        else:
+            self.out.print(prompt, end="", highlight=False)
+            line = self.stdin.readline()
         if not line:
             self.say()
             raise Quit
-        line = line.strip()
+        line = _TYPED_NOISE.sub("", line).strip()
         if self.echo:
             self.say(escape(line))
         return line
@@ -482,6 +500,10 @@ class Game:
         while not hand.is_over:
             acting = hand.to_act()
             bots = [s for s in acting if s != 0]
+            if 0 in acting and hand.fantasyland[0]:
+                # the others play "at the same time" (RULES.md): the human sets fantasyland
+                # first, not after watching every bot's finished board
+                bots = []
             if bots:
                 self.bot_act(hand, bots[0])
                 continue
@@ -504,6 +526,17 @@ def _row_value(row: Sequence[Card]) -> int:
     from engine import evaluate
 
     return int(evaluate(row))
+
+
+def _hidden_cards(hand: Hand, seat: int) -> int:
+    """The cards a hidden seat holds face down, as every other player sees it: a declared
+    natural's 13 cards count, so it looks like any other set hand (``Hand.view_for``)."""
+    return int(hand.view_for(None)["seats"][seat]["hidden_cards"])
+
+
+_TYPED_NOISE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]?|[\x00-\x08\x0b-\x1f\x7f]")
+"""What the keys of a terminal without line editing send (arrows: ESC [ A) and other control
+characters: dropped from a typed line, so an error repeating it cannot move the cursor."""
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -580,7 +613,9 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
         stdout.reconfigure(errors="replace")
     if isinstance(stdin, io.TextIOWrapper):  # bytes not in its encoding: '?', not a crash
         stdin.reconfigure(errors="replace")
-    console = Console(file=stdout, highlight=False, soft_wrap=True)
+    # a terminal gets lines wrapped to its width (between words); a pipe or a file gets them
+    # whole, one line each
+    console = Console(file=stdout, highlight=False, soft_wrap=not _isatty(stdout))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -641,7 +676,8 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
     console.print(
         f"[bold]OFC Table[/] · {rules.variant} · you against {args.bots} bot"
         f"{'s' if args.bots != 1 else ''} ({args.level}) · seed {escape(seed)} "
-        f"(the same cards again with --seed {escape(seed)}). Type [cyan]help[/] for the syntax.",
+        f"(the same cards again with --seed {escape(shlex.quote(seed))}). Type [cyan]help[/] "
+        "for the syntax.",
         highlight=False,
     )
     return game.run()

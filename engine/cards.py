@@ -142,7 +142,10 @@ DECK: tuple[Card, ...] = _build_deck()
 _BY_TEXT = {_TEXT[c]: c for c in DECK}
 _TOKEN = re.compile(r"(10|[2-9tjqkaTJQKA])([cdhsCDHS♣♧♦♢♥♡♠♤❤])")
 """Explicit cases, not IGNORECASE: that would also match lookalikes such as the Kelvin sign."""
-_SPLIT = re.compile(r"[\s,;]+")
+_SPLIT = re.compile(r"[\s,;\u00ad\u200b-\u200d\u2060\ufeff]+")
+"""Between cards: white space, commas, semicolons and the invisible characters text picks up
+when copied (a byte-order mark from a file saved by Notepad, a zero-width space from a web
+page or a chat, a soft hyphen): shown nowhere, so they must not make a good card "not a card"."""
 
 
 def _token_to_card(token: str) -> Card | None:
@@ -159,11 +162,13 @@ def _token_to_card(token: str) -> Card | None:
 
 _VARIATION_SELECTORS = str.maketrans("", "", "\ufe0e\ufe0f")
 """Emoji keyboards send ``♥`` as ``♥`` + U+FE0F; the selectors carry no meaning here."""
+_IGNORED = str.maketrans("", "", "\ufe0e\ufe0f\u00ad\u200b\u200c\u200d\u2060\ufeff")
+"""In one card: the selectors and the invisible characters (see ``_SPLIT``)."""
 
 
 def parse_card(text: str) -> Card:
     """One card: ``Ah``, ``ah``, ``AH``, ``10h``, ``Th``, ``A♥`` (also the emoji ``A♥️``)."""
-    token = text.translate(_VARIATION_SELECTORS).strip()
+    token = text.translate(_IGNORED).strip()
     card = _token_to_card(token)
     if card is None:
         raise CardError(_bad_token_message(token), token)

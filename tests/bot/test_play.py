@@ -164,6 +164,18 @@ def test_the_two_colour_deck(tmp_path: Path) -> None:
     assert card_markup(Card("Ad")) == "[bold blue]A♦[/]"
 
 
+def test_in_fantasyland_the_human_sets_before_the_bots_play() -> None:
+    """The others play "at the same time" (RULES.md): the terminal asks for the fantasyland
+    set first; it used to let every bot play its whole hand before, so the human set 14
+    cards looking at their finished boards."""
+    code, out = run(["--variant", "pineapple", "--fantasyland", "14", "--bots", "2",
+                     "--seed", "fl-first", *FAST], ["auto"])
+    assert code == 0
+    asked = out.index("Set your 13 cards and discard 1")
+    assert " places " not in out[:asked]  # no bot has played a card yet
+    assert " places " in out[asked:]
+
+
 def test_fantasyland_practice_and_carry_over(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["--variant", "pineapple", "--fantasyland", "16", "--hands", "2",
                      "--seed", "t8", *FAST], ["auto"] * 6)

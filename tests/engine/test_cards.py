@@ -78,3 +78,13 @@ def test_card_constructor_errors() -> None:
 def test_emoji_suits_from_a_phone_keyboard() -> None:
     # emoji keyboards add U+FE0F after the suit symbol
     assert parse_cards("K\u2660\ufe0f 10\u2666\ufe0f, Q\u2663\ufe0f") == parse_cards("Ks Td Qc")
+
+
+@pytest.mark.parametrize("junk", ["\ufeff", "\u200b", "\u200c", "\u200d", "\u2060", "\u00ad"])
+def test_invisible_characters_copied_with_the_text_are_ignored(junk: str) -> None:
+    """A byte-order mark (a file saved by Notepad), a zero-width space (a web page, a chat): the
+    player sees "Kc", so "Kc" must not be "not a card"; between cards they separate them."""
+    assert parse_cards(f"{junk}Kc 2h{junk}9c{junk}") == parse_cards("Kc 2h 9c")
+    assert parse_card(f"{junk}Ah{junk}") == parse_card("Ah")
+    with pytest.raises(CardError, match="'Zz' is not a card"):
+        parse_cards(f"{junk}Zz")
