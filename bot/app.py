@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from .service import ServiceError, TableService
+from .service import SeatedElsewhere, ServiceError, TableService
 from .settings import Settings, apply_discord_endpoints
 from .store import Store
 from .thinker import Thinker
@@ -196,7 +196,9 @@ def _same(want: Any, have: Any) -> bool:
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     """The one place errors become messages: a user's mistake says what was wrong; anything
     unexpected is logged with an id that the user sees."""
-    if isinstance(error, ServiceError):
+    if isinstance(error, SeatedElsewhere):  # (only this server's tables are named)
+        text = f"⚠️ {error.for_guild(interaction.guild_id)}"
+    elif isinstance(error, ServiceError):
         text = f"⚠️ {error}"
     elif isinstance(error, app_commands.MissingPermissions):
         text = "⚠️ You need the Manage Server permission for that."

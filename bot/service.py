@@ -69,6 +69,32 @@ class Stale(ServiceError):
     """A panel button for a decision that was already taken."""
 
 
+class SeatedElsewhere(ServiceError):
+    """No table in this channel, but the player is seated at ``seated`` ((server, channel)
+    pairs): the message points there, naming only the tables of the server the command came
+    from (``for_guild``; a command can never reach another server's table)."""
+
+    def __init__(self, seated: list[tuple[int, int]]) -> None:
+        self.seated = seated
+        super().__init__(self._text(seated))
+
+    @staticmethod
+    def _text(seated: list[tuple[int, int]]) -> str:
+        if not seated:
+            return NO_TABLE_HERE
+        channels = ", ".join(f"<#{channel}>" for _, channel in seated)
+        return (f"There is no table in this channel: you are seated at the one in {channels}; "
+                "use the command there.")
+
+    def for_guild(self, guild_id: int | None) -> str:
+        if guild_id is None:
+            return str(self)
+        return self._text([(g, c) for g, c in self.seated if g == guild_id])
+
+
+NO_TABLE_HERE = "There is no table in this channel. Open one with `/ofc new`."
+
+
 class Notifier(Protocol):
     async def table_changed(self, table: TableState) -> None: ...
 
@@ -268,6 +294,10 @@ class TableState:
     settle_failures: int = 0
     save_failures: int = 0
     """Saves of the hand that failed in a row (0 after a save that worked)."""
+    back_late: dict[int, float] = field(default_factory=dict)
+    """Hand seat -> when its player sat in (``/ofc sitin``) after their clock had run out,
+    while the timeout's move was being found: that move is still played, but they are not sat
+    out nor given the short clock (they said they are here)."""
     resuming: bool = False
     """Loaded after a restart and not resumed yet (``TableService.resume``): commands wait."""
 
@@ -676,12 +706,11 @@ class TableService:
         not read as "open a table here")."""
         table_id = self._by_channel.get(channel_id)
         if table_id is None or table_id not in self.tables:
-            seated = [f"<#{t.row.channel_id}>" for t in self.tables.values()
+            seated = [(t.row.guild_id, t.row.channel_id) for t in self.tables.values()
                       if user_id is not None and t.seat_of_user(user_id) is not None]
             if seated:
-                raise ServiceError(f"There is no table in this channel: you are seated at the "
-                                   f"one in {', '.join(seated)}; use the command there.")
-            raise ServiceError("There is no table in this channel. Open one with `/ofc new`.")
+                raise SeatedElsewhere(seated)
+            raise ServiceError(NO_TABLE_HERE)
         return _resumed(self.tables[table_id])
 
     def table(self, table_id: int) -> TableState:
@@ -1090,8 +1119,10 @@ class TableService:
                 await self._update_seat(t, seat.seat_no, sitting_out=False, leaving=False)
             else:
                 await self._update_seat(t, seat.seat_no, sitting_out=out)
+            late = False
             if not out:
                 await self._back_in_hand(t, seat.seat_no)
+                late = self._clock_ran_out(t, seat.seat_no)
             start = (not out) and t.waiting
         await self.notifier.table_changed(t)
         if start:
@@ -1116,10 +1147,26 @@ class TableService:
                     "again.")
         if waiting:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
+        if late:
+            return (f"{back}your clock for this decision had already run out, so the bot "
+                    "plays it for you; you play the rest of this hand and the next ones.")
         if playing and hs is not None and t.hand is not None:
             now = " It is your turn." if t.hand.may_act(hs) else ""
             return f"{back}you play this hand and the next ones.{now}"
         return f"{back}you will be dealt in from the next hand."
+
+    def _clock_ran_out(self, t: TableState, seat_no: int) -> bool:
+        """Whether the seat's clock has run out on a decision the timeout is about to play
+        (lock held); if so the player is noted as back (``back_late``)."""
+        hs = t.hand_seat_of(seat_no) if t.hand is not None else None
+        if hs is None or t.hand is None or not t.hand.may_act(hs):
+            return False
+        now = self.clock()
+        deadline = t.deadlines.get(hs)
+        if deadline is None or deadline > now:
+            return False
+        t.back_late[hs] = now
+        return True
 
     async def _back_in_hand(self, t: TableState, seat_no: int) -> None:
         """A player whose clock ran out in this hand sits in again: their next decisions get
@@ -1355,6 +1402,7 @@ class TableService:
         t.drafts = {}
         t.deadlines = {}
         t.away = set()
+        t.back_late = {}
         self._set_deadlines(t)
         state = self._state_json(t)
         t.hand = None
@@ -1955,10 +2003,12 @@ class TableService:
                             t.hand.apply(await self.thinker.run(
                                 fresh.autoplay, hs, fallback=_plain_autoplay(fresh, hs)))
                         played += 1
-                        t.deadlines.pop(hs, None)
+                        deadline = t.deadlines.pop(hs, now)
                         t.drafts.pop(hs, None)
                         seat = t.seat_by_no(t.hand_seats[hs])
-                        if seat is not None and not seat.is_bot:
+                        if t.back_late.pop(hs, -1.0) >= deadline:
+                            pass  # /ofc sitin after the clock ran out: here, not sat out
+                        elif seat is not None and not seat.is_bot:
                             if hs not in t.away:  # told (and pinged) once a hand
                                 timed_out.append(seat)
                             t.away.add(hs)  # a short clock for their next decisions
@@ -2181,6 +2231,7 @@ class TableService:
         t.deadlines = {}
         t.drafts = {}
         t.away = set()
+        t.back_late = {}
         t.settle_failures = 0
         t.bot_keys.clear()  # (the hand's bot decisions: a table's life of them would pile up)
         if t.timer is not None and t.timer is not asyncio.current_task():

@@ -189,7 +189,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             f"{extra}"
         )
         try:  # the table exists now: a refused picture must not read as a failed command
-            await self.presenter.post_table(t, edit=False)
+            await self.presenter.post_new_table(t)
         except discord.HTTPException:
             log.exception("could not post the table message of table %s", t.id)
             where = "thread" if isinstance(interaction.channel, discord.Thread) else "channel"

@@ -357,6 +357,13 @@ class Presenter:
         await stop_tasks(lambda: list(self._pending_edits.values()), CLOSE_WAIT,
                          "table message edit(s)", log)
 
+    async def post_new_table(self, t: TableState) -> discord.Message | None:
+        """The first table message of a table just opened, under the table message's edit
+        lock: a join meanwhile (its edit) then either waits and edits this one, or posted the
+        first itself and this edits it (never two live table messages)."""
+        async with self._edit_locks.setdefault(t.id, asyncio.Lock()):
+            return await self.post_table(t, edit=True)
+
     async def post_table(self, t: TableState, *, edit: bool = True) -> discord.Message | None:
         if self._closed(t):
             await self._mark_closed(t)
