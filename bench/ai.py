@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="AI level (repeatable; default: normal, then strong)")
     p.add_argument("--hands", type=int, default=None,
                    help="deals per match, each played in both seat orders (default 60 at easy "
-                        "and normal, 24 at strong)")
+                        f"and normal, {STRONG_DEALS} at strong)")
     p.add_argument("--variant", choices=("pineapple", "ofc"), action="append",
                    help="default: both")
     p.add_argument("--match", choices=("random", "greedy", "self"), action="append",

@@ -88,7 +88,7 @@ class Settings:
         env.update({k: v.strip() for k, v in os.environ.items() if v.strip()})
         level = (env.get("OFC_LOG_LEVEL") or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
-            raise SettingsError(f"OFC_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level}")
+            raise SettingsError(f"OFC_LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {level}")
         return cls(
             discord_token=env.get("DISCORD_TOKEN") or None,
             database=_database(env.get("OFC_DATABASE") or "./ofc.sqlite3"),
