@@ -459,11 +459,11 @@ def _plain_move(hand: Hand, hs: int) -> Callable[[], Move]:
 
 
 SHOWDOWN_PENDING = "showdown_pending"
+"""The table's ``extra`` key naming the hand settled whose showdown is not posted yet."""
 CLOSE_UNMARKED = "close_unmarked"
 """In a closed table's ``extra``: its table message may still look live (button and all); it is
 written by the close and removed once the message says closed, so a bot stopped between the
 two marks it when it starts again."""
-"""The table's ``extra`` key naming the hand settled whose showdown is not posted yet."""
 
 
 def _resumed(t: TableState) -> TableState:
@@ -507,9 +507,11 @@ class TableService:
         self.tables: dict[int, TableState] = {}
         self._by_channel: dict[int, int] = {}
         self._to_resume: list[tuple[TableState, int | None]] = []
-        self._to_mark: list[TableState] = []  # closed, their message maybe still live
         """Tables loaded, not resumed yet, each with the number of its hand voided as
         unreadable (``load_tables``, ``resume``)."""
+        self._to_mark: list[TableState] = []
+        """Tables closed just before the stop whose message may still look live (``resume``
+        marks them)."""
         self._closed = False
 
     @property
