@@ -151,6 +151,8 @@ class Game:
         self.out.print(text, highlight=False)
 
     def error(self, text: str) -> None:
+        if self.suits is LETTER_SUITS:  # (a terminal that cannot show them: no "or ????")
+            text = text.replace(" or ♣♦♥♠", "")
         self.out.print(f"[bold red]✗ {escape(text)}[/]", highlight=False)
 
     def board_lines(self, hand: Hand, seat: int, viewer: int) -> list[str]:

@@ -229,11 +229,13 @@ def test_text_options_match_the_table_command() -> None:
 def test_a_terminal_that_is_not_utf8() -> None:
     raw = io.BytesIO()
     stdout = io.TextIOWrapper(raw, encoding="ascii")
-    stdin = io.StringIO("quit\n")
+    stdin = io.StringIO("Zz top\nquit\n")
     assert main(FAST, stdin=stdin, stdout=stdout) == 0
     stdout.flush()
     text = raw.getvalue().decode("ascii")
     assert "OFC Table ? ofc" in text and "Bye." in text  # '·' shown as '?', no crash
+    # the card error's hint names the suit letters only, not "or ????"
+    assert "'Zz' is not a card" in text and "(c, d, h, s)" in text and "????" not in text
     # the cards are written with suit letters, the empty slots with dots
     assert re.search(r"Your cards: ([2-9TJQKA][cdhs] ){4}[2-9TJQKA][cdhs]", text), text
     assert "top     .. .. .." in text
