@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import time
 import uuid
@@ -193,6 +194,17 @@ def _same(want: Any, have: Any) -> bool:
     return str(want) == str(have) if have is not None else False
 
 
+_LONG_QUOTE = re.compile(r"'([^'\n]{60,})'")
+
+
+def fit_message(text: str, limit: int = 2000) -> str:
+    """An error message within Discord's 2,000 characters (a longer one is refused, and the
+    user gets no answer at all): what it quotes of the user's input (an option of 6,000
+    characters, a forged menu value) is cut to its start, then the whole if still too long."""
+    text = _LONG_QUOTE.sub(lambda m: f"'{m.group(1)[:40]}…'", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     """The one place errors become messages: a user's mistake says what was wrong; anything
     unexpected is logged with an id that the user sees."""
@@ -217,6 +229,7 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
         log.error("unexpected error %s in %s", error_id, where, exc_info=error)
         text = (f"Something went wrong on our side (error id `{error_id}`). "
                 "The table is unchanged; please try again.")
+    text = fit_message(text)
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
