@@ -369,20 +369,26 @@ class TableState:
 
     def can_be_dealt(self, seat: SeatRow) -> bool:
         """Not sitting out, and a bot or someone with chips (or a table without stakes)."""
-        return not seat.sitting_out and (seat.is_bot or seat.stack > 0 or self.row.stake == 0)
+        return not seat.sitting_out and self.can_pay(seat)
+
+    def can_pay(self, seat: SeatRow) -> bool:
+        """A bot, someone with chips, or any seat at a table without stakes."""
+        return seat.is_bot or seat.stack > 0 or self.row.stake == 0
 
     def owes_fantasyland(self, seat_no: int) -> bool:
         """Whether this seat played the hand that earned a pending fantasyland (and is not
         the one in fantasyland): it stays for that hand even if it asked to leave.  Only the
         fantasylands earned in that hand bind (not one carried over for a player who sat it
-        out), only while their player can play them, and only a seat that can itself be dealt
-        (a player sitting out, or without chips, is free to go)."""
+        out), only while their player can play them, and only a seat with chips to play it
+        (a player without chips is free to go).  Sitting out does not free a seat: it is dealt
+        into that hand all the same ("not allowed to quit or skip the Fantasyland hand",
+        seeds/004), else sitting out first would let it leave at once."""
         pending = self.fantasyland_pending
         owed_by = {int(x) for x in self.row.extra.get("fantasyland_owed_by", [])}
         seat = self.seat_by_no(seat_no)
         if seat_no not in owed_by or seat_no in pending or seat is None:
             return False
-        if not self.can_be_dealt(seat):
+        if not self.can_pay(seat):
             return False
         earners = (self.seat_by_no(no) for no in pending if no in owed_by)
         return any(e is not None and not e.leaving and self.can_be_dealt(e) for e in earners)
@@ -1135,6 +1141,10 @@ class TableService:
         playing = hs is not None and t.hand is not None and not t.hand.done[hs]
         if out:
             text = "You are sitting out: you will not be dealt in until `/ofc sitin`."
+            if t.hand is None and t.owes_fantasyland(seat.seat_no):
+                text = ("You sit out after the coming fantasyland hand: you played the hand "
+                        "that earned it, so you play it too (then you are not dealt in until "
+                        "`/ofc sitin`).")
             if playing and hs is not None and t.hand is not None:
                 text += " You still play the hand being played" + (
                     " (or `/ofc surrender`)." if t.hand.can_surrender(hs) else ".")
@@ -1201,6 +1211,10 @@ class TableService:
             if t.hand is not None:
                 t.row = await self.store.update_table(t.id, status="closing", now=self.clock())
                 text = "The table will close after this hand."
+            elif self._fantasyland_owed(t):  # (the next hand comes on its own, then it closes)
+                t.row = await self.store.update_table(t.id, status="closing", now=self.clock())
+                text = ("The table will close after the fantasyland hand that is owed: the "
+                        "players of the hand that earned it play it first (RULES.md).")
             else:
                 await self._close_now(t)
                 text = "The table is closed; every stack went back to its owner's balance."
@@ -1362,6 +1376,11 @@ class TableService:
         return ("Waiting for at least 2 players who are not sitting out to deal the next hand."
                 + self._broke_note(t))
 
+    def _fantasyland_owed(self, t: TableState) -> bool:
+        """Between hands: a fantasyland is owed to a player who can play it by players of the
+        hand that earned it, and it can be dealt (a close waits for it)."""
+        return any(t.owes_fantasyland(s.seat_no) for s in t.seats) and self._can_deal(t)
+
     def _can_deal(self, t: TableState) -> bool:
         """Two players or more are ready, at least one of them human (bots never play each
         other alone, e.g. while the only human sits out)."""
@@ -1369,11 +1388,11 @@ class TableService:
         return len(ready) >= 2 and any(not s.is_bot for s in ready)
 
     def _ready_seats(self, t: TableState) -> list[SeatRow]:
-        """Seats dealt into the next hand.  A player who asked to leave still plays the
-        fantasyland hand they helped earn (RULES.md)."""
+        """Seats dealt into the next hand.  A player who asked to leave, or sits out, still
+        plays the fantasyland hand they helped earn (RULES.md)."""
         return [
             s for s in t.seats
-            if t.can_be_dealt(s) and (not s.leaving or t.owes_fantasyland(s.seat_no))
+            if t.owes_fantasyland(s.seat_no) or (t.can_be_dealt(s) and not s.leaving)
         ]
 
     async def _deal(self, t: TableState) -> None:
@@ -2354,7 +2373,7 @@ class TableService:
             closed = False
             try:
                 await self._release_leavers(t)
-                if t.row.status == "closing" or not t.humans:
+                if not t.humans or (t.row.status == "closing" and not self._fantasyland_owed(t)):
                     await self._close_now(t)
                     closed = True
             except Exception:  # the database failed: try again shortly, or the table stalls

@@ -674,16 +674,23 @@ async def test_the_button_passes_a_seat_sitting_out() -> None:
     await store.close()
 
 
-async def test_a_player_sitting_out_does_not_owe_a_fantasyland() -> None:
-    """Heads-up, bob timed out on the hand that earned alice a fantasyland: he is never dealt
-    while sitting out, so holding him for that hand would hold him (and his stack) forever."""
+async def test_sitting_out_does_not_free_a_player_from_a_fantasyland_owed() -> None:
+    """Heads-up, bob played the hand that earned alice a fantasyland.  Sitting out used to free
+    him (he was never dealt while sitting out): `/ofc sitout` then `/ofc leave` cashed him out
+    at once and alice's fantasyland was never played.  Players of that hand "are not allowed to
+    quit or skip the Fantasyland hand" (seeds/004): he is dealt into it sitting out or not (a
+    timeout sits a player out, so an absent one is played by the clock), then goes."""
     svc, rec, store = await make(seed_factory=lambda: "r16")
     await _seated_pair(svc, "pineapple")
     t = await _owed(svc, store, {"0": 14})
-    await svc.sit_out(CH, BOB, True)
-    assert "You left the table" in await svc.leave(CH, BOB)
-    assert t.seat_of_user(BOB) is None
-    assert t.fantasyland_pending == {0: 14}  # alice keeps it for her next hand
+    said = await svc.sit_out(CH, BOB, True)
+    assert "after the coming fantasyland hand" in said
+    assert "after the fantasyland hand you helped earn" in await svc.leave(CH, BOB)
+    assert t.seat_of_user(BOB) is not None and t.owes_fantasyland(1)
+    await svc.start(CH, ALICE)
+    assert t.hand is not None and t.hand_seats == [0, 1] and t.hand.fantasyland == (14, 0)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.seat_of_user(BOB) is None)  # gone after it, as asked
     await svc.shutdown()
     await store.close()
 
