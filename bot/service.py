@@ -434,6 +434,8 @@ class PanelState:
     discards: tuple[Card, ...]
     waiting_for: str
     name: str
+    can_declare: bool = False
+    """Chinese: the hand's rules have naturals to declare (a table can take them all off)."""
 
     @property
     def remaining(self) -> list[Card]:
@@ -1704,10 +1706,12 @@ class TableService:
     async def _seat_action(
         self, channel_id: int, user_id: int, do: Callable[[Hand, int], object],
         hand_no: int | None = None, table_id: int | None = None,
-    ) -> TableState:
+        terms: Callable[[TableState, int], str] | None = None,
+    ) -> tuple[TableState, str]:
         """Run a declare/surrender for the user's seat: verified by the engine (a refusal
         changes nothing), persisted, then announced.  ``hand_no``: only in that hand;
-        ``table_id``: only at that table (a new table in the channel counts hands from 1)."""
+        ``table_id``: only at that table (a new table in the channel counts hands from 1).
+        Returns the table and what ``terms`` said of the action just before it was done."""
         t = self.table_in_channel(channel_id, user_id) if table_id is None else self.tables.get(table_id)
         if t is None:
             raise ServiceError(f"That table is closed: hand #{hand_no} is over; nothing was "
@@ -1719,6 +1723,7 @@ class TableService:
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
             before = self._turn_mark(t)
+            said = terms(t, hs) if terms is not None else ""
             try:
                 do(t.hand, hs)
             except IllegalAction as e:
@@ -1728,7 +1733,7 @@ class TableService:
             t.away.discard(hs)
             await self._after_action(t)
         await self._tell(t, self._notify_after(t, before))
-        return t
+        return t, said
 
     async def declare(self, channel_id: int, user_id: int, natural: str) -> str:
         if natural not in NATURAL_NAMES:
@@ -1748,15 +1753,45 @@ class TableService:
             raise ServiceError(str(e)) from None
         return t.row.hand_no
 
+    def surrender_terms(self, channel_id: int, user_id: int) -> str:
+        """What surrendering costs the user now, in words (for the confirmation)."""
+        t = self.table_in_channel(channel_id, user_id)
+        return self._surrender_cost(t, self._my_hand_seat(t, user_id))
+
+    @staticmethod
+    def _surrender_cost(t: TableState, hs: int) -> str:
+        """What surrendering costs the hand seat ``hs`` now: chinese pays the table's
+        ``surrender`` points to each opponent who has not surrendered too (times the stake
+        against players; bots play for points), ofc and pineapple score it as a foul."""
+        hand = t.hand
+        assert hand is not None
+        if t.rules.variant != "chinese":
+            return "it scores as a foul: you lose every row"
+        value = t.rules.chinese_surrender
+        others = [o for o in range(hand.n) if o != hs and not hand.surrendered[o]]
+        if not others:
+            return "every other player surrendered, so nobody is paid (the hand is even)"
+        if not value:
+            return "it costs nothing at this table (its surrender value is 0)"
+        who = ("your opponent" if hand.n == 2 else "each opponent" if len(others) == hand.n - 1
+               else f"each of the {len(others)} opponents who have not surrendered")
+        text = f"you pay {plural(value, 'point')} to {who}"
+        stake = 0 if t.hand_practice else t.row.stake
+        seats = [t.seat_by_no(t.hand_seats[o]) for o in others]
+        players = [s for s in seats if s is not None and not s.is_bot]
+        if stake and players:
+            units = plural(value * stake, "unit")
+            text += (f" ({units})" if len(players) == len(others)
+                     else f" ({units} to each player; bots play for points)")
+        return text
+
     async def surrender(self, channel_id: int, user_id: int, hand_no: int | None = None,
                         table_id: int | None = None) -> str:
         """Surrender the user's hand (``hand_no`` at ``table_id``: only that hand, e.g. from a
         confirmation asked earlier)."""
-        t = await self._seat_action(channel_id, user_id, lambda h, s: h.surrender(s), hand_no,
-                                    table_id)
-        if t.rules.variant == "chinese":
-            return f"You surrendered: you pay {t.rules.chinese_surrender} to each opponent."
-        return "You surrendered: it scores as a foul."
+        _, cost = await self._seat_action(channel_id, user_id, lambda h, s: h.surrender(s),
+                                          hand_no, table_id, terms=self._surrender_cost)
+        return f"You surrendered: {cost}."
 
     # ------------------------------------------------------------------ the private panel
     def panel(self, table_id: int, user_id: int, seat_no: int | None = None) -> PanelState:
@@ -1794,7 +1829,12 @@ class TableService:
         req = hand.requirement(hs)
         waiting = ""
         if req is None:
-            if hand.done[hs]:
+            if hand.naturals[hs]:
+                waiting = (f"You declared {hand.naturals[hs]} (shown at the showdown); waiting "
+                           "for the others.")
+            elif hand.surrendered[hs]:
+                waiting = "You surrendered this hand; waiting for the others."
+            elif hand.done[hs]:
                 waiting = "You are done for this hand; waiting for the others."
             elif hand.turn is not None:
                 waiting = f"It is {hand.names[hand.turn]}'s turn."
@@ -1803,6 +1843,8 @@ class TableService:
             step=self.step_of(t, hs), requirement=req, board=hand.boards[hs],
             draft=t.drafts.get(hs, Draft()), fantasyland=bool(hand.fantasyland[hs]),
             discards=hand.discards[hs], waiting_for=waiting, name=seat.name,
+            can_declare=hand.rules.variant == "chinese"
+            and any(v > 0 for v in hand.rules.natural_values.values()),
         )
 
     async def panel_action(

@@ -293,8 +293,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     async def surrender(self, interaction: discord.Interaction) -> None:
         t = self.service.table_in_channel(_channel_id(interaction))
         hand_no = self.service.surrender_check(_channel_id(interaction), interaction.user.id)
-        cost = (f"you pay {t.rules.chinese_surrender} to each opponent"
-                if t.rules.variant == "chinese" else "it scores as a foul: you lose every row")
+        cost = self.service.surrender_terms(_channel_id(interaction), interaction.user.id)
         await interaction.response.send_message(
             f"Surrender hand #{hand_no}? {cost[0].upper()}{cost[1:]}. It cannot be taken back.",
             view=surrender_view(t.id, interaction.user.id, hand_no),

@@ -200,7 +200,7 @@ def panel_text(p: PanelState, variant: str, deadline: float | None = None) -> st
                          + " — press a row.")
         lines.append("Pick cards in the menu, press a row, then **Confirm**. "
                      "Nothing is final until Confirm.")
-        if variant == "chinese" and req.is_set and not p.fantasyland:
+        if variant == "chinese" and req.is_set and not p.fantasyland and p.can_declare:
             lines.append("Holding a natural (`/ofc rules` lists this table's)? Declare it with "
                          "`/ofc declare` instead of setting.")
     lines.append("Board — " + " | ".join(p.board.describe_rows()))
