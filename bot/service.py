@@ -180,6 +180,10 @@ SETTLE_RETRY = 5.0
 SETTLE_ATTEMPTS = 5
 """Attempts before a hand that cannot be settled is voided (no units move)."""
 
+RESUME_GRACE = 30.0
+"""After a restart, a decision whose clock ran out while the bot was down (nobody could act)
+gets this long from the moment play resumes (the player is pinged again): a bot outage must
+not sit players out."""
 SAVE_RETRY = 2.0
 """Seconds before a timeout's or a bot's move that could not be saved is played again; the
 wait doubles with every failure in a row, up to ``SAVE_RETRY_MAX``."""
@@ -570,8 +574,8 @@ class TableService:
         return loaded
 
     async def resume(self) -> None:
-        """Resume play at the tables ``load_tables`` loaded: re-arm their timers (an expired
-        deadline acts at once), let their bots play, settle a hand stopped before it was
+        """Resume play at the tables ``load_tables`` loaded: re-arm their timers (a clock that
+        ran out while the bot was down gets ``RESUME_GRACE``), let their bots play, settle a hand stopped before it was
         settled, and tell each channel that play resumes (again the turn and the fantasyland
         hands not set: what was sent just before the stop may not have gone out)."""
         pending, self._to_resume = self._to_resume, []
@@ -590,6 +594,10 @@ class TableService:
                     if t.hand is not None and t.hand.is_over:  # stopped before it was settled
                         await self._showdown(t)
                     elif t.hand is not None:
+                        now = self.clock()
+                        for hs, deadline in list(t.deadlines.items()):
+                            if deadline <= now:  # ran out while nobody could act
+                                t.deadlines[hs] = now + RESUME_GRACE
                         self._arm(t)
                         self._schedule_bots(t)
                         news = self._news(t, still_on_time=True)

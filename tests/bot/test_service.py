@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import bot.service as service_module
 from bot.service import ServiceError, TableService
 from bot.store import Store
 from bot.thinker import Hung, Thinker
@@ -141,13 +142,22 @@ async def _stopped_while_a_turn_runs(db: Path, clock: Clock, seed: str) -> int:
     return first
 
 
-async def test_expired_deadline_acts_at_once_after_recovery(tmp_path: Path) -> None:
+async def test_a_clock_that_ran_out_while_the_bot_was_down_gets_a_grace(tmp_path: Path) -> None:
+    """The bot was down past the player's deadline: nobody could act, so the clock does not
+    act at once (it sat the player out for the bot's outage); it gets ``RESUME_GRACE`` from
+    the resume (the player is pinged again), then acts as any clock."""
     clock = Clock()
     db = tmp_path / "svc.sqlite3"
     first = await _stopped_while_a_turn_runs(db, clock, "svc-rec")
     svc2, rec2, store2 = await make(db, clock=clock)
     await svc2.recover()
     t2 = svc2.table_in_channel(CH)
+    await asyncio.sleep(0.3)
+    assert t2.hand is not None and not t2.hand.autoplayed[first]
+    assert t2.deadlines[first] >= clock() + service_module.RESUME_GRACE - 1
+    assert ("turn", [first]) in rec2.events  # pinged again
+    clock.offset += service_module.RESUME_GRACE + 1
+    svc2.rearm()
     await until(lambda: t2.hand is not None and bool(t2.hand.autoplayed[first]) and any(
         "Time ran out" in str(e[1]) for e in rec2.events if e[0] == "notice"))
     assert t2.hand is not None and t2.hand.autoplayed[first] == 1
@@ -180,6 +190,8 @@ async def test_loaded_tables_wait_for_resume(tmp_path: Path) -> None:
     await svc3.load_tables()
     await svc3.resume()
     t3 = svc3.table_in_channel(CH)
+    clock.offset += service_module.RESUME_GRACE + 1  # (the grace after a restart)
+    svc3.rearm()
     await until(lambda: bool(t3.hand.autoplayed[first]))
     notices = [str(e[1]) for e in rec3.events if e[0] == "notice"]
     assert sum("play resumes" in n for n in notices) == 1
