@@ -201,6 +201,8 @@ def fit_message(text: str, limit: int = 2000) -> str:
     """An error message within Discord's 2,000 characters (a longer one is refused, and the
     user gets no answer at all): what it quotes of the user's input (an option of 6,000
     characters, a forged menu value) is cut to its start, then the whole if still too long."""
+    if len(text) <= limit:
+        return text
     text = _LONG_QUOTE.sub(lambda m: f"'{m.group(1)[:40]}…'", text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -209,7 +209,12 @@ again when saving works)."""
 
 
 CLOSING = ("This table is closing: no new seats or hands. Once it has closed (after the hand "
-           "being played, if any), `/ofc new` opens another in this channel.")
+           "being played, if any, and the fantasyland hand it owes, if any), `/ofc new` opens "
+           "another in this channel.")
+CLOSE_AFTER = "close_after"
+"""In a closing table's ``extra``: the number of the hand the close was asked during (or after);
+a fantasyland that hand earns is still dealt and played (its players may not skip it), then the
+table closes: never more than that one hand (a stay in fantasyland does not keep it open)."""
 
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
@@ -298,10 +303,11 @@ class TableState:
     settle_failures: int = 0
     save_failures: int = 0
     """Saves of the hand that failed in a row (0 after a save that worked)."""
-    back_late: dict[int, float] = field(default_factory=dict)
-    """Hand seat -> when its player sat in (``/ofc sitin``) after their clock had run out,
-    while the timeout's move was being found: that move is still played, but they are not sat
-    out nor given the short clock (they said they are here)."""
+    back_late: dict[int, int] = field(default_factory=dict)
+    """Hand seat -> the step (``step_of``) of a decision whose clock had run out when its
+    player sat in (``/ofc sitin``), while the timeout's move was being found: that move is
+    still the timeout's, but they are not sat out nor given the short clock (they said they
+    are here).  Saved with the hand."""
     resuming: bool = False
     """Loaded after a restart and not resumed yet (``TableService.resume``): commands wait."""
 
@@ -671,6 +677,7 @@ class TableService:
         t.deadlines = {int(k): float(v) for k, v in st.get("deadlines", {}).items()}
         t.drafts = {int(k): Draft.from_json(v) for k, v in st.get("drafts", {}).items()}
         t.away = {int(x) for x in st.get("away", [])}
+        t.back_late = {int(k): int(v) for k, v in st.get("back_late", {}).items()}
         t.hand_practice = bool(st.get("practice", practice_of(t.seats)))
         t.stored = st
 
@@ -1140,7 +1147,7 @@ class TableService:
             late = False
             if not out:
                 await self._back_in_hand(t, seat.seat_no)
-                late = self._clock_ran_out(t, seat.seat_no)
+                late = await self._clock_ran_out(t, seat.seat_no)
             start = (not out) and t.waiting
         await self.notifier.table_changed(t)
         if start:
@@ -1177,17 +1184,22 @@ class TableService:
             return f"{back}you play this hand and the next ones.{now}"
         return f"{back}you will be dealt in from the next hand."
 
-    def _clock_ran_out(self, t: TableState, seat_no: int) -> bool:
+    async def _clock_ran_out(self, t: TableState, seat_no: int) -> bool:
         """Whether the seat's clock has run out on a decision the timeout is about to play
-        (lock held); if so the player is noted as back (``back_late``)."""
+        (lock held); if so the player is noted as back for that decision (``back_late``,
+        saved: a restart keeps it)."""
         hs = t.hand_seat_of(seat_no) if t.hand is not None else None
         if hs is None or t.hand is None or not t.hand.may_act(hs):
             return False
-        now = self.clock()
         deadline = t.deadlines.get(hs)
-        if deadline is None or deadline > now:
+        if deadline is None or deadline > self.clock():
             return False
-        t.back_late[hs] = now
+        t.back_late[hs] = self.step_of(t, hs)
+        try:
+            await self._save(t)
+        except Exception:  # kept in memory: only a restart before the timeout forgets it
+            log.exception("saving table %s's hand after a late sit-in failed", t.id)
+            self._save_failed(t)
         return True
 
     async def _back_in_hand(self, t: TableState, seat_no: int) -> None:
@@ -1218,11 +1230,14 @@ class TableService:
             _require_host(t, user_id, manage_guild, "close it")
             if t.row.status == "closing" and t.hand is not None:
                 raise ServiceError("This table already closes when the hand being played ends.")
+            closing = {"status": "closing",
+                       "extra": {**t.row.extra, CLOSE_AFTER: t.row.hand_no}}
             if t.hand is not None:
-                t.row = await self.store.update_table(t.id, status="closing", now=self.clock())
-                text = "The table will close after this hand."
+                t.row = await self.store.update_table(t.id, **closing, now=self.clock())
+                text = ("The table will close after this hand (or, if it sends someone to "
+                        "fantasyland, after that fantasyland hand: its players play it).")
             elif self._fantasyland_owed(t):  # (the next hand comes on its own, then it closes)
-                t.row = await self.store.update_table(t.id, status="closing", now=self.clock())
+                t.row = await self.store.update_table(t.id, **closing, now=self.clock())
                 text = ("The table will close after the fantasyland hand that is owed: the "
                         "players of the hand that earned it play it first (RULES.md).")
             else:
@@ -1386,6 +1401,12 @@ class TableService:
         return ("Waiting for at least 2 players who are not sitting out to deal the next hand."
                 + self._broke_note(t))
 
+    def _closing_deals(self, t: TableState) -> bool:
+        """A closing table deals one more hand: the fantasyland owed by the hand the close was
+        asked during or after (``CLOSE_AFTER``), never a later one."""
+        return (t.row.extra.get(CLOSE_AFTER) == t.row.hand_no and t.row.hand_no > 0
+                and self._fantasyland_owed(t))
+
     def _fantasyland_owed(self, t: TableState) -> bool:
         """Between hands: a fantasyland is owed to a player who can play it by players of the
         hand that earned it, and it can be dealt (a close waits for it)."""
@@ -1526,6 +1547,7 @@ class TableService:
             "deadlines": {str(k): v for k, v in t.deadlines.items()},
             "drafts": {str(k): d.to_json() for k, d in t.drafts.items()},
             "away": sorted(t.away),
+            "back_late": {str(k): v for k, v in t.back_late.items()},
             "practice": t.hand_practice,
         }
 
@@ -2074,10 +2096,10 @@ class TableService:
                             t.hand.apply(await self.thinker.run(
                                 fresh.autoplay, hs, fallback=_plain_autoplay(fresh, hs)))
                         played += 1
-                        deadline = t.deadlines.pop(hs, now)
+                        t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
                         seat = t.seat_by_no(t.hand_seats[hs])
-                        if t.back_late.pop(hs, -1.0) >= deadline:
+                        if t.back_late.get(hs) == step:
                             pass  # /ofc sitin after the clock ran out: here, not sat out
                         elif seat is not None and not seat.is_bot:
                             if hs not in t.away:  # told (and pinged) once a hand
@@ -2423,7 +2445,7 @@ class TableService:
             closed = False
             try:
                 await self._release_leavers(t)
-                if not t.humans or (t.row.status == "closing" and not self._fantasyland_owed(t)):
+                if not t.humans or (t.row.status == "closing" and not self._closing_deals(t)):
                     await self._close_now(t)
                     closed = True
             except Exception:  # the database failed: try again shortly, or the table stalls
@@ -2452,7 +2474,8 @@ class TableService:
             await self._announce_new_hand(t)
         elif not (deal_failed and retry):
             why = ("The next hand could not be dealt (the database failed): trying again "
-                   "shortly, or `/ofc start` deals it now.") if deal_failed \
+                   + ("shortly." if t.row.status == "closing"
+                      else "shortly, or `/ofc start` deals it now.")) if deal_failed \
                 else self._why_waiting(t)
             await self.notifier.notice(t, why)
             await self.notifier.table_changed(t)

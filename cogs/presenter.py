@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import ChannelGone, PanelState, ShowdownResult, TableState
+from bot.service import CLOSE_AFTER, ChannelGone, PanelState, ShowdownResult, TableState
 from bot.stopping import stop_tasks
 from engine import Board, Rules
 from engine.cards import cards_from_json
@@ -105,7 +105,11 @@ def table_title(t: TableState, practice: bool | None = None) -> str:
     return f"{name} · {t.row.stake} unit{'s' if t.row.stake != 1 else ''}/pt"
 
 
-DEAL_FAILED = "The next hand could not be dealt (a database error): trying again; /ofc start deals it now."
+def deal_failed(t: TableState) -> str:
+    """The table's note while its next deal fails on the database (a closing table's start is
+    refused: it deals its last hand on its own)."""
+    text = "The next hand could not be dealt (a database error): trying again"
+    return text + ("." if t.row.status == "closing" else "; /ofc start deals it now.")
 
 
 def table_view(t: TableState, now: float | None = None) -> TableView:
@@ -147,12 +151,14 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
         ))
     notes = []
     if t.row.status == "closing":
-        notes.append("This table closes after this hand." if hand is not None
+        notes.append(("This table closes after this hand (or the fantasyland hand it earns)."
+                      if t.row.extra.get(CLOSE_AFTER) == t.row.hand_no
+                      else "This table closes after this hand.") if hand is not None
                      else "This table is closing.")
     if t.practice:
         notes.append("Practice table: no units move, nothing counts in the leaderboard.")
     if not notes and hand is None:
-        notes.append(DEAL_FAILED if t.deal_failed
+        notes.append(deal_failed(t) if t.deal_failed
                      else "Waiting for players: /ofc join (or /ofc addbot)." if t.waiting
                      else "Waiting for the next deal." if t.row.hand_no
                      else "Use /ofc join, then /ofc start.")
@@ -235,7 +241,7 @@ def table_status(t: TableState) -> str:
     hand = t.hand
     if hand is None:
         if t.deal_failed:
-            return DEAL_FAILED
+            return deal_failed(t)
         if t.waiting:  # too few players to deal (the channel was told why)
             return "Waiting for players: `/ofc join` (or `/ofc addbot`) to deal the next hand."
         return "Between hands." if t.row.hand_no else "Waiting to start: `/ofc join`, `/ofc start`."
