@@ -677,7 +677,10 @@ class TableService:
         t.deadlines = {int(k): float(v) for k, v in st.get("deadlines", {}).items()}
         t.drafts = {int(k): Draft.from_json(v) for k, v in st.get("drafts", {}).items()}
         t.away = {int(x) for x in st.get("away", [])}
-        t.back_late = {int(k): int(v) for k, v in st.get("back_late", {}).items()}
+        # (a late sit-in whose own save failed stays: memory goes back to the stored state
+        # when a later save fails too)
+        t.back_late = {**{int(k): int(v) for k, v in st.get("back_late", {}).items()},
+                       **t.back_late}
         t.hand_practice = bool(st.get("practice", practice_of(t.seats)))
         t.stored = st
 
@@ -1235,8 +1238,9 @@ class TableService:
             if t.hand is not None:
                 t.row = await self.store.update_table(t.id, **closing, now=self.clock())
                 text = ("The table will close after this hand (or, if it sends someone to "
-                        "fantasyland, after that fantasyland hand: its players play it).")
-            elif self._fantasyland_owed(t):  # (the next hand comes on its own, then it closes)
+                        "fantasyland, after that fantasyland hand: its players play it)."
+                        if t.rules.has_fantasyland else "The table will close after this hand.")
+            elif self._fantasyland_due(t):  # (the next hand comes on its own, then it closes)
                 t.row = await self.store.update_table(t.id, **closing, now=self.clock())
                 text = ("The table will close after the fantasyland hand that is owed: the "
                         "players of the hand that earned it play it first (RULES.md).")
@@ -1402,15 +1406,20 @@ class TableService:
                 + self._broke_note(t))
 
     def _closing_deals(self, t: TableState) -> bool:
-        """A closing table deals one more hand: the fantasyland owed by the hand the close was
-        asked during or after (``CLOSE_AFTER``), never a later one."""
-        return (t.row.extra.get(CLOSE_AFTER) == t.row.hand_no and t.row.hand_no > 0
-                and self._fantasyland_owed(t))
+        """A closing table deals one more hand: the fantasyland earned by the hand the close
+        was asked during or after (``CLOSE_AFTER``; a table set closing without it, by an
+        older version, counts its last hand), never a later one."""
+        return (t.row.extra.get(CLOSE_AFTER, t.row.hand_no) == t.row.hand_no
+                and t.row.hand_no > 0 and self._fantasyland_due(t))
 
-    def _fantasyland_owed(self, t: TableState) -> bool:
-        """Between hands: a fantasyland is owed to a player who can play it by players of the
-        hand that earned it, and it can be dealt (a close waits for it)."""
-        return any(t.owes_fantasyland(s.seat_no) for s in t.seats) and self._can_deal(t)
+    def _fantasyland_due(self, t: TableState) -> bool:
+        """Between hands: the last hand sent a player to fantasyland who can play it (not
+        leaving, not sitting out), and it can be dealt."""
+        pending = t.fantasyland_pending
+        owed_by = {int(x) for x in t.row.extra.get("fantasyland_owed_by", [])}
+        due = [t.seat_by_no(no) for no in pending if no in owed_by]
+        return any(s is not None and not s.leaving and t.can_be_dealt(s) for s in due) \
+            and self._can_deal(t)
 
     def _can_deal(self, t: TableState) -> bool:
         """Two players or more are ready, at least one of them human (bots never play each
@@ -1804,6 +1813,7 @@ class TableService:
         if not value:
             return "it costs nothing at this table (its surrender value is 0)"
         who = ("your opponent" if hand.n == 2 else "each opponent" if len(others) == hand.n - 1
+               else "the opponent who has not surrendered" if len(others) == 1
                else f"each of the {len(others)} opponents who have not surrendered")
         text = f"you pay {plural(value, 'point')} to {who}"
         stake = 0 if t.hand_practice else t.row.stake
@@ -1811,8 +1821,12 @@ class TableService:
         players = [s for s in seats if s is not None and not s.is_bot]
         if stake and players:
             units = plural(value * stake, "unit")
-            text += (f" ({units})" if len(players) == len(others)
-                     else f" ({units} to each player; bots play for points)")
+            text += (f" ({units}" if len(players) == len(others)
+                     else f" ({units} to each player; bots play for points")
+            mine = t.seat_by_no(t.hand_seats[hs])
+            if mine is not None and not mine.is_bot and mine.stack < value * stake * len(players):
+                text += f"; never more than your stack of {plural(mine.stack, 'unit')}"
+            text += ")"
         return text
 
     async def surrender(self, channel_id: int, user_id: int, hand_no: int | None = None,

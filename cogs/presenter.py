@@ -152,7 +152,7 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
     notes = []
     if t.row.status == "closing":
         notes.append(("This table closes after this hand (or the fantasyland hand it earns)."
-                      if t.row.extra.get(CLOSE_AFTER) == t.row.hand_no
+                      if t.row.extra.get(CLOSE_AFTER) == t.row.hand_no and t.rules.has_fantasyland
                       else "This table closes after this hand.") if hand is not None
                      else "This table is closing.")
     if t.practice:
