@@ -1874,8 +1874,10 @@ class TableService:
         waiting = ""
         if req is None:
             if hand.naturals[hs]:
-                waiting = (f"You declared {hand.naturals[hs]} (shown at the showdown); waiting "
-                           "for the others.")
+                who = ("Your clock ran out: the bot declared" if hand.autoplayed[hs]
+                       else "You declared")
+                waiting = (f"{who} {hand.naturals[hs]} (shown at the showdown); waiting for "
+                           "the others.")
             elif hand.surrendered[hs]:
                 waiting = "You surrendered this hand; waiting for the others."
             elif hand.done[hs]:

@@ -191,3 +191,18 @@ async def test_a_table_closing_before_the_upgrade_still_deals_the_fantasyland_ow
         "closed without the fantasyland hand owed")
     await svc2.shutdown()
     await store2.close()
+
+
+async def test_the_panel_says_who_declared_the_natural() -> None:
+    """(The review's last note.)  After a declare the panel says which natural; when the set
+    clock declared it, it says so, not "You declared"."""
+    svc, rec, store, t = await heads_up("late-review-panel", variant="chinese")
+    hs, user = _mover(t)
+    t.hand.naturals[hs] = "dragon"  # as the engine's declare leaves it
+    t.hand.done[hs] = True
+    assert svc.panel_in_channel(CH, user).waiting_for.startswith("You declared dragon")
+    t.hand.autoplayed[hs] = 1  # declared by the set clock
+    assert svc.panel_in_channel(CH, user).waiting_for.startswith(
+        "Your clock ran out: the bot declared dragon")
+    await svc.shutdown()
+    await store.close()
