@@ -400,7 +400,13 @@ class TableState:
             return False
         if not self.can_pay(seat):
             return False
-        earners = (self.seat_by_no(no) for no in pending if no in owed_by)
+        return self.fantasyland_playable()
+
+    def fantasyland_playable(self) -> bool:
+        """A player the last hand sent to fantasyland can play it now (not leaving, not
+        sitting out): what binds that hand's players, and what a closing table still deals."""
+        owed_by = {int(x) for x in self.row.extra.get("fantasyland_owed_by", [])}
+        earners = (self.seat_by_no(no) for no in self.fantasyland_pending if no in owed_by)
         return any(e is not None and not e.leaving and self.can_be_dealt(e) for e in earners)
 
     def name_of(self, hand_seat: int) -> str:
@@ -581,9 +587,10 @@ class TableService:
 
     async def resume(self) -> None:
         """Resume play at the tables ``load_tables`` loaded: re-arm their timers (a clock that
-        ran out while the bot was down gets ``RESUME_GRACE``), let their bots play, settle a hand stopped before it was
-        settled, and tell each channel that play resumes (again the turn and the fantasyland
-        hands not set: what was sent just before the stop may not have gone out)."""
+        ran out while the bot was down gets ``RESUME_GRACE``), let their bots play, settle a
+        hand stopped before it was settled, and tell each channel that play resumes (again the
+        turn and the fantasyland hands not set: what was sent just before the stop may not have
+        gone out)."""
         pending, self._to_resume = self._to_resume, []
         if pending:
             log.info("resuming %d table(s)", len(pending))
@@ -1233,17 +1240,19 @@ class TableService:
             _require_host(t, user_id, manage_guild, "close it")
             if t.row.status == "closing" and t.hand is not None:
                 raise ServiceError("This table already closes when the hand being played ends.")
-            closing = {"status": "closing",
-                       "extra": {**t.row.extra, CLOSE_AFTER: t.row.hand_no}}
-            if t.hand is not None:
-                t.row = await self.store.update_table(t.id, **closing, now=self.clock())
-                text = ("The table will close after this hand (or, if it sends someone to "
-                        "fantasyland, after that fantasyland hand: its players play it)."
-                        if t.rules.has_fantasyland else "The table will close after this hand.")
-            elif self._fantasyland_due(t):  # (the next hand comes on its own, then it closes)
-                t.row = await self.store.update_table(t.id, **closing, now=self.clock())
-                text = ("The table will close after the fantasyland hand that is owed: the "
-                        "players of the hand that earned it play it first (RULES.md).")
+            if t.hand is not None or self._fantasyland_due(t):  # (a fantasyland owed: the
+                # next hand comes on its own, then it closes)
+                t.row = await self.store.update_table(
+                    t.id, status="closing", extra={**t.row.extra, CLOSE_AFTER: t.row.hand_no},
+                    now=self.clock())
+                if t.hand is None:
+                    text = ("The table will close after the fantasyland hand that is owed: the "
+                            "players of the hand that earned it play it first (RULES.md).")
+                elif t.rules.has_fantasyland:
+                    text = ("The table will close after this hand (or, if it sends someone to "
+                            "fantasyland, after that fantasyland hand: its players play it).")
+                else:
+                    text = "The table will close after this hand."
             else:
                 await self._close_now(t)
                 text = "The table is closed; every stack went back to its owner's balance."
@@ -1413,13 +1422,9 @@ class TableService:
                 and t.row.hand_no > 0 and self._fantasyland_due(t))
 
     def _fantasyland_due(self, t: TableState) -> bool:
-        """Between hands: the last hand sent a player to fantasyland who can play it (not
-        leaving, not sitting out), and it can be dealt."""
-        pending = t.fantasyland_pending
-        owed_by = {int(x) for x in t.row.extra.get("fantasyland_owed_by", [])}
-        due = [t.seat_by_no(no) for no in pending if no in owed_by]
-        return any(s is not None and not s.leaving and t.can_be_dealt(s) for s in due) \
-            and self._can_deal(t)
+        """Between hands: the last hand sent a player to fantasyland who can play it, and it
+        can be dealt."""
+        return t.fantasyland_playable() and self._can_deal(t)
 
     def _can_deal(self, t: TableState) -> bool:
         """Two players or more are ready, at least one of them human (bots never play each
@@ -2115,9 +2120,8 @@ class TableService:
                         t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
                         seat = t.seat_by_no(t.hand_seats[hs])
-                        if t.back_late.get(hs) == step:
-                            pass  # /ofc sitin after the clock ran out: here, not sat out
-                        elif seat is not None and not seat.is_bot:
+                        # (a /ofc sitin after this clock ran out: here, not sat out)
+                        if seat is not None and not seat.is_bot and t.back_late.get(hs) != step:
                             if hs not in t.away:  # told (and pinged) once a hand
                                 timed_out.append(seat)
                             t.away.add(hs)  # a short clock for their next decisions

@@ -142,7 +142,8 @@ DECK: tuple[Card, ...] = _build_deck()
 _BY_TEXT = {_TEXT[c]: c for c in DECK}
 _TOKEN = re.compile(r"(10|[2-9tjqkaTJQKA])([cdhsCDHS♣♧♦♢♥♡♠♤❤])")
 """Explicit cases, not IGNORECASE: that would also match lookalikes such as the Kelvin sign."""
-_SPLIT = re.compile(r"[\s,;\u00ad\u200b-\u200d\u2060\ufeff]+")
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_SPLIT = re.compile(f"[\\s,;{_INVISIBLE}]+")
 """Between cards: white space, commas, semicolons and the invisible characters text picks up
 when copied (a byte-order mark from a file saved by Notepad, a zero-width space from a web
 page or a chat, a soft hyphen): shown nowhere, so they must not make a good card "not a card"."""
@@ -162,7 +163,7 @@ def _token_to_card(token: str) -> Card | None:
 
 _VARIATION_SELECTORS = str.maketrans("", "", "\ufe0e\ufe0f")
 """Emoji keyboards send ``♥`` as ``♥`` + U+FE0F; the selectors carry no meaning here."""
-_IGNORED = str.maketrans("", "", "\ufe0e\ufe0f\u00ad\u200b\u200c\u200d\u2060\ufeff")
+_IGNORED = str.maketrans("", "", "\ufe0e\ufe0f" + _INVISIBLE)
 """In one card: the selectors and the invisible characters (see ``_SPLIT``)."""
 
 

@@ -1,4 +1,7 @@
-"""A review of 9e96072..ce1db61: each test failed on a defect found there, now fixed (a late sit-in kept through two failed saves; the surrender cost for one opponent left and for a short stack; close texts at tables without fantasyland; a close waits for a fantasyland both players earned, and for one owed at a table set closing by an older version)."""
+"""A review of 9e96072..ce1db61: each test failed on a defect found there, now fixed (a late
+sit-in kept through two failed saves; the surrender cost for one opponent left and for a short
+stack; close texts at tables without fantasyland; a close waits for a fantasyland both players
+earned, and for one owed at a table set closing by an older version)."""
 
 from __future__ import annotations
 
@@ -24,15 +27,7 @@ from .test_service import (
     make,
     until,
 )
-
-
-def _notices(rec: Any) -> list[str]:
-    return [str(e[1]) for e in rec.events if e[0] == "notice"]
-
-
-def _mover(t: Any) -> tuple[int, int]:
-    hs = t.hand.to_act()[0]
-    return hs, t.seat_by_no(t.hand_seats[hs]).user_id
+from .test_session_review import _failing_saves, _mover, _ten_second_table
 
 
 def _earn_fantasyland(monkeypatch: pytest.MonkeyPatch, seats: tuple[int, ...] = (0,)) -> None:
@@ -56,22 +51,9 @@ async def test_late_sitin_whose_save_failed_is_forgotten_by_the_next_failed_save
     the retry sits out the player who was told they play on."""
     monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
     clock = Clock()
-    svc, rec, store = await make(clock=clock, seed_factory=lambda: "late-review-save2")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
-    await svc.join(G, CH, BOB, "bob")
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    hs, user = _mover(t)
-    real_save = svc._save
-    fails = [1, 1]  # the sit-in's save, then the timeout's first save (a locked database)
-
-    async def save(tt: Any) -> None:
-        if fails:
-            fails.pop()
-            raise RuntimeError("database is locked")
-        await real_save(tt)
-
-    monkeypatch.setattr(svc, "_save", save)
+    svc, rec, store, t, hs, user = await _ten_second_table(clock, "late-review-save2")
+    # the sit-in's save, then the timeout's first save
+    fails = _failing_saves(monkeypatch, svc, 2)
     clock.offset += 11
     said = await svc.sit_out(CH, user, False)
     assert "already run out" in said and "the next ones" in said

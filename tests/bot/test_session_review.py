@@ -28,6 +28,31 @@ def _mover(t: Any) -> tuple[int, int]:
     return hs, t.seat_by_no(t.hand_seats[hs]).user_id
 
 
+async def _ten_second_table(clock: Clock, seed: str, db: Path | str = ":memory:") -> Any:
+    """Heads-up ofc with a 10 s clock, dealt: (svc, rec, store, t, hand seat to act, its user)."""
+    svc, rec, store = await make(db, clock=clock, seed_factory=lambda: seed)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    return (svc, rec, store, t, *_mover(t))
+
+
+def _failing_saves(monkeypatch: pytest.MonkeyPatch, svc: Any, times: int) -> list[int]:
+    """The next ``times`` saves of the hand fail (a locked database); the list left of them."""
+    real_save = svc._save
+    fails = [1] * times
+
+    async def save(tt: Any) -> None:
+        if fails:
+            fails.pop()
+            raise RuntimeError("database is locked")
+        await real_save(tt)
+
+    monkeypatch.setattr(svc, "_save", save)
+    return fails
+
+
 # ---------------------------------------------------------------------------- back_late
 async def test_sitin_late_then_a_failed_save_of_the_timeout_does_not_sit_the_player_out(
     monkeypatch: pytest.MonkeyPatch,
@@ -38,25 +63,11 @@ async def test_sitin_late_then_a_failed_save_of_the_timeout_does_not_sit_the_pla
     retry sat the player out and pinged "Time ran out" after all."""
     monkeypatch.setattr(service_module, "SAVE_RETRY", 0.05)
     clock = Clock()
-    svc, rec, store = await make(clock=clock, seed_factory=lambda: "review-late-save")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
-    await svc.join(G, CH, BOB, "bob")
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    hs, user = _mover(t)
+    svc, rec, store, t, hs, user = await _ten_second_table(clock, "review-late-save")
     clock.offset += 11  # the clock ran out; the timer (real time) has not woken yet
     said = await svc.sit_out(CH, user, False)
     assert "already run out" in said and "the next ones" in said
-    real_save = svc._save
-    fails = [1]
-
-    async def save(tt: Any) -> None:
-        if fails:
-            fails.pop()
-            raise RuntimeError("database is locked")
-        await real_save(tt)
-
-    monkeypatch.setattr(svc, "_save", save)
+    fails = _failing_saves(monkeypatch, svc, 1)
     svc.rearm()
     await until(lambda: t.hand is not None and any(a.seat == hs for a in t.hand.log))
     await asyncio.sleep(0.2)
@@ -75,12 +86,7 @@ async def test_sitin_late_then_a_restart_does_not_sit_the_player_out(tmp_path: P
     player who was told they play on.  It is saved with the hand now."""
     db = tmp_path / "late.sqlite3"
     clock = Clock()
-    svc, rec, store = await make(db, clock=clock, seed_factory=lambda: "review-late-rs")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
-    await svc.join(G, CH, BOB, "bob")
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    hs, user = _mover(t)
+    svc, rec, store, t, hs, user = await _ten_second_table(clock, "review-late-rs", db)
     clock.offset += 11
     said = await svc.sit_out(CH, user, False)
     assert "already run out" in said and "the next ones" in said

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,6 +117,33 @@ async def make_world(
             yield world
         finally:
             await world.stop_bot()
+
+
+def table_of(w: World) -> Any:
+    """The table in the world's channel."""
+    return w.service.table_in_channel(w.chan.id)
+
+
+def hs_of(w: World, user: FakeUser) -> int:
+    """The hand seat of ``user`` at the table in the world's channel."""
+    t = table_of(w)
+    hs = t.hand_seat_of(t.seat_of_user(user.id).seat_no)
+    assert hs is not None
+    return int(hs)
+
+
+def fill_move(t: Any, hs: int, cards: Sequence[str]) -> str:
+    """Every card on a row with room (bottom first), the rest discarded; ``foul`` allowed."""
+    req = t.hand.requirement(hs)
+    free = list(req.free)
+    keep = len(cards) - req.discard
+    parts = []
+    for c in cards[:keep]:
+        r = 2 if free[2] else 1 if free[1] else 0
+        free[r] -= 1
+        parts.append(f"{c} {('top', 'middle', 'bottom')[r]}")
+    parts += [f"{c} discard" for c in cards[keep:]]
+    return " ".join(parts) + " foul"
 
 
 CARDS_LINE = re.compile(r"^(?:Place|Set)[^\n]*: ((?:[2-9TJQKA][cdhs] ?)+)$", re.M)

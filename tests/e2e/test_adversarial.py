@@ -16,21 +16,10 @@ from typing import Any
 
 import pytest
 
-from .conftest import World, make_world, panel_cards
+from .conftest import World, hs_of, make_world, panel_cards, table_of
 from .fakediscord import CT_BUTTON, CT_STRING_SELECT, IT_COMPONENT, FakeMessage, FakeUser
 
 pytestmark = pytest.mark.e2e
-
-
-def table_of(w: World) -> Any:
-    return w.service.table_in_channel(w.chan.id)
-
-
-def hs_of(w: World, user: FakeUser) -> int:
-    t = table_of(w)
-    hs = t.hand_seat_of(t.seat_of_user(user.id).seat_no)
-    assert hs is not None
-    return int(hs)
 
 
 def user_acting(w: World) -> FakeUser:

@@ -13,16 +13,12 @@ import pytest
 from bot.app import GIL_SWITCH_INTERVAL
 from engine import Card, parse_cards
 
-from .conftest import World, make_world, panel_cards
+from .conftest import World, make_world, panel_cards, table_of
 from .fakediscord import ComponentUnavailable, FakeMessage, FakeUser, Perm
 
 pytestmark = pytest.mark.e2e
 
 ROW = ("top", "middle", "bottom")
-
-
-def table_of(w: World) -> Any:
-    return w.service.table_in_channel(w.chan.id)
 
 
 def hand_seat(w: World, user: FakeUser) -> int | None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .conftest import World, make_world
-from .test_bot import table_of
+from .conftest import World, make_world, table_of
 
 UNKNOWN_CHANNEL = 10003
 

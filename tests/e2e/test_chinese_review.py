@@ -13,7 +13,7 @@ import pytest
 
 from engine import parse_cards
 
-from .conftest import World, make_world, panel_cards
+from .conftest import World, hs_of, make_world, panel_cards, table_of
 from .fakediscord import FakeUser
 
 pytestmark = pytest.mark.e2e
@@ -26,17 +26,6 @@ ALICE = "2d 3c 5h 7c 7h 9c Jc Kd Td Th 8c 8d Ah"
 # dave's set fouls (top AA beats middle KK); alice's is clean and earns no bonus
 DAVE_FOUL = "As Ad 4c top Kc Kh 2h 3h 6d middle 9d Jh Qd Qc 6h bottom"
 ALICE_SET = "2d 3c 5h top 7c 7h 9c Jc Kd middle Td Th 8c 8d Ah bottom"
-
-
-def table_of(w: World) -> Any:
-    return w.service.table_in_channel(w.chan.id)
-
-
-def hs_of(w: World, user: FakeUser) -> int:
-    t = table_of(w)
-    hs = t.hand_seat_of(t.seat_of_user(user.id).seat_no)
-    assert hs is not None
-    return int(hs)
 
 
 def dealt(w: World, user: FakeUser) -> set[str]:

@@ -20,7 +20,7 @@ import pytest
 
 from bot.thinker import Thinker
 
-from .conftest import World, make_world, panel_cards
+from .conftest import World, fill_move, make_world, panel_cards
 from .fakediscord import FakeChannel, FakeInteraction, FakeUser
 
 pytestmark = pytest.mark.e2e
@@ -81,20 +81,6 @@ def acting_users(w: World, chan: FakeChannel | None = None) -> list[FakeUser]:
         if u is not None:
             out.append(u)
     return out
-
-
-def fill_move(t: Any, hs: int, cards: list[str]) -> str:
-    """Every card on a row with room (bottom first), the rest discarded; ``foul`` allowed."""
-    req = t.hand.requirement(hs)
-    free = list(req.free)
-    keep = len(cards) - req.discard
-    parts = []
-    for c in cards[:keep]:
-        r = 2 if free[2] else 1 if free[1] else 0
-        free[r] -= 1
-        parts.append(f"{c} {('top', 'middle', 'bottom')[r]}")
-    parts += [f"{c} discard" for c in cards[keep:]]
-    return " ".join(parts) + " foul"
 
 
 async def answered(w: World, recs: list[FakeInteraction]) -> list[str]:

@@ -21,24 +21,13 @@ import pytest
 from engine.cards import Card
 from engine.solver import solve_fantasyland
 
-from .conftest import World, make_world, panel_cards
+from .conftest import World, fill_move, hs_of, make_world, panel_cards, table_of
 from .fakediscord import FakeMessage, FakeUser
 
 pytestmark = pytest.mark.e2e
 
 
 # --------------------------------------------------------------------------- helpers
-def table_of(w: World) -> Any:
-    return w.service.table_in_channel(w.chan.id)
-
-
-def hs_of(w: World, user: FakeUser) -> int:
-    t = table_of(w)
-    hs = t.hand_seat_of(t.seat_of_user(user.id).seat_no)
-    assert hs is not None
-    return int(hs)
-
-
 def user_by_id(w: World, uid: int) -> FakeUser | None:
     return next((u for u in w.users.values() if u.id == uid), None)
 
@@ -57,20 +46,6 @@ def regular_acting(w: World) -> list[FakeUser]:
         if u is not None:
             out.append(u)
     return out
-
-
-def fill_move(t: Any, hs: int, cards: Sequence[str]) -> str:
-    """Every card on a row with room (bottom first), the rest discarded; ``foul`` allowed."""
-    req = t.hand.requirement(hs)
-    free = list(req.free)
-    keep = len(cards) - req.discard
-    parts = []
-    for c in cards[:keep]:
-        r = 2 if free[2] else 1 if free[1] else 0
-        free[r] -= 1
-        parts.append(f"{c} {('top', 'middle', 'bottom')[r]}")
-    parts += [f"{c} discard" for c in cards[keep:]]
-    return " ".join(parts) + " foul"
 
 
 def clean_set(cards: Sequence[str], rules: Any = None) -> tuple[list[str], list[str], list[str],

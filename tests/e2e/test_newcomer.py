@@ -9,15 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import World, make_world, panel_cards
-
+from .conftest import World, make_world, panel_cards, table_of
 from .fakediscord import FakeUser
 
 pytestmark = pytest.mark.e2e
-
-
-def table_of(w: World) -> Any:
-    return w.service.table_in_channel(w.chan.id)
 
 
 def whose_turn(w: World) -> FakeUser:

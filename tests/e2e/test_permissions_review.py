@@ -14,17 +14,13 @@ from typing import Any
 
 import pytest
 
-from .conftest import World, make_world, panel_cards
+from .conftest import World, make_world, panel_cards, table_of
 from .fakediscord import CT_BUTTON, CT_STRING_SELECT, IT_COMPONENT, FakeMessage, FakeUser
 
 pytestmark = pytest.mark.e2e
 
 
 # --------------------------------------------------------------------------- helpers
-def table_of(w: World) -> Any:
-    return w.service.table_in_channel(w.chan.id)
-
-
 def user_acting(w: World) -> FakeUser:
     t = table_of(w)
     (hs,) = [h for h in t.hand.to_act() if not t.hand.fantasyland[h]]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .conftest import make_world
-from .test_bot import act_by_text, table_of, to_act, wait_showdown
+from .conftest import make_world, table_of
+from .test_bot import act_by_text, to_act, wait_showdown
 
 
 async def test_the_host_removes_bots_between_and_during_hands(tmp_path: Any) -> None:

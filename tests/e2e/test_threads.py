@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import World, make_world, panel_cards
+from .conftest import World, make_world, panel_cards, table_of
 from .fakediscord import (
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_EVERYONE_PERMISSIONS,
@@ -22,7 +22,7 @@ from .fakediscord import (
     FakeMessage,
     Perm,
 )
-from .test_bot import play_regular_hand, table_of, to_act, wait_showdown
+from .test_bot import play_regular_hand, to_act, wait_showdown
 
 pytestmark = pytest.mark.e2e
 
