@@ -143,10 +143,13 @@ _BY_TEXT = {_TEXT[c]: c for c in DECK}
 _TOKEN = re.compile(r"(10|[2-9tjqkaTJQKA])([cdhsCDHS♣♧♦♢♥♡♠♤❤])")
 """Explicit cases, not IGNORECASE: that would also match lookalikes such as the Kelvin sign."""
 _INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
-_SPLIT = re.compile(f"[\\s,;{_INVISIBLE}]+")
-"""Between cards: white space, commas, semicolons and the invisible characters text picks up
-when copied (a byte-order mark from a file saved by Notepad, a zero-width space from a web
-page or a chat, a soft hyphen): shown nowhere, so they must not make a good card "not a card"."""
+_SPLIT = re.compile(r"[\s,;]+")
+"""Between cards: white space, commas and semicolons."""
+_INVISIBLE_RUN = re.compile(f"[{_INVISIBLE}]+")
+"""The invisible characters text picks up when copied (a byte-order mark from a file saved by
+Notepad, a zero-width space from a web page or a chat, a soft hyphen): shown nowhere, so they
+must not make a good card "not a card". Inside a card ("A\u2060h") they are dropped; between
+cards or words they separate them (see ``split_tokens``)."""
 
 
 def _token_to_card(token: str) -> Card | None:
@@ -164,7 +167,7 @@ def _token_to_card(token: str) -> Card | None:
 _VARIATION_SELECTORS = str.maketrans("", "", "\ufe0e\ufe0f")
 """Emoji keyboards send ``♥`` as ``♥`` + U+FE0F; the selectors carry no meaning here."""
 _IGNORED = str.maketrans("", "", "\ufe0e\ufe0f" + _INVISIBLE)
-"""In one card: the selectors and the invisible characters (see ``_SPLIT``)."""
+"""In one card: the selectors and the invisible characters (see ``_INVISIBLE_RUN``)."""
 
 
 def parse_card(text: str) -> Card:
@@ -186,7 +189,29 @@ def _bad_token_message(token: str) -> str:
 
 
 def split_tokens(text: str) -> list[str]:
-    return [t for t in _SPLIT.split(text.translate(_VARIATION_SELECTORS).strip()) if t]
+    """The words of ``text``. A word with invisible characters in it is one word without them
+    when that is a card, cards written together ("A\\u200bh", "Ah\\u200bKd") or no card in any
+    piece ("to\\u200bp"); otherwise they separate it ("Ah\\u200btop")."""
+    out: list[str] = []
+    for chunk in _SPLIT.split(text.translate(_VARIATION_SELECTORS).strip()):
+        if _INVISIBLE_RUN.search(chunk) is None:
+            out.append(chunk)
+            continue
+        joined = _INVISIBLE_RUN.sub("", chunk)
+        parts = _INVISIBLE_RUN.split(chunk)
+        if _is_cards(joined) or not any(_is_cards(p) for p in parts):
+            out.append(joined)  # a card, or a word that is no card either way: named whole
+        else:
+            out.extend(parts)
+    return [t for t in out if t]
+
+
+def _is_cards(token: str) -> bool:
+    try:
+        _glued(token)
+    except CardError:
+        return False
+    return True
 
 
 def parse_cards(text: str | Iterable[str | Card]) -> list[Card]:

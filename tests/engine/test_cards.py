@@ -4,7 +4,7 @@ import pickle
 import pytest
 
 from engine import DECK, Card, CardError, parse_card, parse_cards
-from engine.cards import cards_pretty, cards_text
+from engine.cards import cards_pretty, cards_text, split_tokens
 
 
 @pytest.mark.parametrize(
@@ -88,3 +88,16 @@ def test_invisible_characters_copied_with_the_text_are_ignored(junk: str) -> Non
     assert parse_card(f"{junk}Ah{junk}") == parse_card("Ah")
     with pytest.raises(CardError, match="'Zz' is not a card"):
         parse_cards(f"{junk}Zz")
+
+
+@pytest.mark.parametrize("junk", ["\ufeff", "\u200b", "\u2060", "\u00ad"])
+def test_an_invisible_character_inside_a_card_is_dropped(junk: str) -> None:
+    """On the screen "A\u2060h" reads "Ah": one card, not "A" and "h"; cards written together
+    stay cards, and a card glued to a row word is split from it."""
+    assert parse_cards(f"A{junk}h 1{junk}0d") == parse_cards("Ah Td")
+    assert parse_cards(f"Ah{junk}Kd") == parse_cards("Ah Kd")
+    assert split_tokens(f"Ah{junk}top") == ["Ah", "top"]
+    assert split_tokens(f"K{junk}{junk}s, 2{junk}c") == ["Ks", "2c"]
+    assert split_tokens(f"to{junk}p") == ["top"]
+    with pytest.raises(CardError, match="'Zz' is not a card"):
+        parse_cards(f"Z{junk}z")
