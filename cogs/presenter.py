@@ -8,13 +8,20 @@ import functools
 import io
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import CLOSE_AFTER, ChannelGone, PanelState, ShowdownResult, TableState
+from bot.service import (
+    CLOSE_AFTER,
+    CLOSE_UNMARKED,
+    ChannelGone,
+    PanelState,
+    ShowdownResult,
+    TableState,
+)
 from bot.stopping import stop_tasks
 from engine import Board, Rules
 from engine.cards import cards_from_json
@@ -40,8 +47,29 @@ if TYPE_CHECKING:
 log = logging.getLogger("ofc.presenter")
 CLOSE_WAIT = 5.0
 """Seconds ``Presenter.close`` waits for the table-message edits under way to stop."""
+CLOSED_TABLE = "🔒 This table is closed. `/ofc new` opens another."
+"""What a closed table's message says (its picture stays, its button goes)."""
 PING_SWEEP = 50
 """Messages of the channel looked through for a table's old turn pings after a restart."""
+
+
+async def retire_closed(message: discord.Message) -> None:
+    """A message of a closed table that still looks live: a table message says it is closed
+    (its picture stays, its button goes), a turn ping is deleted."""
+    try:
+        if message.attachments:
+            await message.edit(content=CLOSED_TABLE, view=None)
+        else:
+            await message.delete()
+    except discord.HTTPException:
+        log.debug("could not retire message %s of a closed table", message.id)
+
+
+def carries_button(message: discord.Message, table_id: int) -> bool:
+    """``message`` has table ``table_id``'s "Open my panel" button."""
+    button = f"ofc:open:{table_id}"
+    return any(getattr(item, "custom_id", None) == button
+               for row in message.components for item in getattr(row, "children", ()))
 
 
 def md(text: str) -> str:
@@ -307,19 +335,21 @@ class Presenter:
         if t.id in self._swept or t.id in self._last_ping or t.row.created_at >= self._started:
             return  # (a table opened since the start has no ping from before it)
         self._swept.add(t.id)
-        me = self.bot.user
-        button = f"ofc:open:{t.id}"
         try:
-            async for m in self.channel(t).history(limit=PING_SWEEP):
-                if (me is not None and m.author.id == me.id
-                        and (m.content or "").startswith("🎯")
-                        and any(getattr(c, "custom_id", None) == button
-                                for row in m.components
-                                for c in getattr(row, "children", ()))):
+            async for m in self._carrying_button(t):
+                if (m.content or "").startswith("🎯"):
                     with contextlib.suppress(discord.HTTPException):
                         await m.delete()
         except discord.HTTPException:
             log.debug("could not look for the old turn pings of table %s", t.id)
+
+    async def _carrying_button(self, t: TableState) -> AsyncIterator[discord.Message]:
+        """The bot's messages among the channel's last ``PING_SWEEP`` that carry the table's
+        "Open my panel" button."""
+        me = self.bot.user
+        async for m in self.channel(t).history(limit=PING_SWEEP):
+            if me is not None and m.author.id == me.id and carries_button(m, t.id):
+                yield m
 
     def channel(self, t: TableState) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(t.row.channel_id, guild_id=t.row.guild_id)
@@ -429,14 +459,29 @@ class Presenter:
             self._closed_marked.add(message_id)
             try:
                 await self.channel(t).get_partial_message(message_id).edit(
-                    content="🔒 This table is closed. `/ofc new` opens another.", view=None)
+                    content=CLOSED_TABLE, view=None)
             except (discord.NotFound, discord.Forbidden):
                 pass  # gone, or never to be edited: nothing to come back for
             except discord.HTTPException:  # (Discord failing) marked after the next start
                 log.debug("could not mark the message of table %s closed", t.id)
                 return
-        if t.row.status == "closed":
+        if t.row.status == "closed" and CLOSE_UNMARKED in t.row.extra:
+            if t.row.created_at < self._started:
+                await self._sweep_closed(t)
             await self.bot.service.close_marked(t)  # type: ignore[union-attr]
+
+    async def _sweep_closed(self, t: TableState) -> None:
+        """A table closed just before the bot stopped may have a table message whose id was
+        never saved (posted under the showdown as the table closed): the channel's last
+        messages carrying its button are marked too, its turn pings deleted."""
+        try:
+            async for m in self._carrying_button(t):
+                if m.id in self._closed_marked:
+                    continue
+                self._closed_marked.add(m.id)
+                await retire_closed(m)
+        except discord.HTTPException:
+            log.debug("could not look for the live-looking messages of table %s", t.id)
 
     async def turn_started(
         self, t: TableState, seats: list[int], requirement: Requirement | None

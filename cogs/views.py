@@ -14,7 +14,7 @@ import discord
 
 from bot.service import PanelState, ServiceError, Stale, TableState
 
-from .presenter import hand_view, panel_text, png, render
+from .presenter import carries_button, hand_view, panel_text, png, render, retire_closed
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -56,6 +56,18 @@ class OpenPanelButton(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await _guard(interaction, send_panel(interaction, table_id=self.table_id))
+        service = _bot(interaction).service
+        if service is not None and self.table_id not in service.tables:
+            await _retire_closed(interaction.message, self.table_id)
+
+
+async def _retire_closed(message: discord.Message | None, table_id: int) -> None:
+    """The button of a closed table was pressed on a message that still looked live (a table
+    message posted while the table was closing, then the bot stopped before marking it; a turn
+    ping): it is retired. Only the message that carries this very button (a forged click on
+    another message changes nothing)."""
+    if message is not None and carries_button(message, table_id):
+        await retire_closed(message)
 
 
 def open_panel_view(table_id: int) -> discord.ui.View:

@@ -653,6 +653,81 @@ async def test_a_close_the_bot_died_before_showing_is_shown_after_the_restart(
         w.fake.assert_clean()
 
 
+async def _live_looking(w: World, table_id: int) -> tuple[Any, Any]:
+    """A table message and a turn ping of table ``table_id`` as the bot posts them, whose ids the
+    bot never kept (as when it stopped in the instant after sending them)."""
+    from cogs.presenter import png
+    from cogs.views import open_panel_view
+
+    assert w.bot is not None
+    channel = w.bot.get_partial_messageable(w.chan.id, guild_id=w.guild.id)
+    table = await channel.send("a table message", file=png(b"\x89PNG", "t.png"),
+                               view=open_panel_view(table_id))
+    ping = await channel.send("🎯 your turn", view=open_panel_view(table_id))
+    return w.fake._messages[table.id], w.fake._messages[ping.id]
+
+
+async def test_a_close_the_bot_died_before_showing_marks_every_message_of_the_table(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A table closed as its new table message went out (under a showdown), then the bot
+    stopped: that message's id was never saved, so marking the saved one left it live. After
+    the restart the channel's last messages carrying the table's button are marked too (a
+    table message says closed, a turn ping goes); other tables' messages are left alone."""
+    from cogs.presenter import Presenter
+
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        table_msg = await w.fake.wait_for_message(
+            w.chan, lambda m: bool(m.files) and "Open my panel" in str(m.components),
+            include_existing=True)
+        table_id = w.service.table_in_channel(w.chan.id).id
+        unsaved, ping = await _live_looking(w, table_id)
+        other, other_ping = await _live_looking(w, table_id + 1)
+
+        async def died_first(self: Any, t: Any, message_id: int | None = None) -> None:
+            return None
+
+        monkeypatch.setattr(Presenter, "_mark_closed", died_first)
+        await w.slash(w.alice, "ofc close")
+        await asyncio.sleep(0.3)
+        await w.stop_bot()
+        monkeypatch.undo()
+        await w.start_bot()
+        await w.fake.wait_until(lambda: "This table is closed" in (unsaved.content or "")
+                                and ping.deleted, 5, "every message of the table retired")
+        assert "Open my panel" not in str(unsaved.components)
+        assert "This table is closed" in (table_msg.content or "")
+        assert unsaved.files  # (the last picture stays)
+        assert not other.deleted and not other_ping.deleted
+        assert other.content == "a table message" and "Open my panel" in str(other.components)
+        w.fake.assert_clean()
+
+
+async def test_the_button_of_a_closed_table_retires_the_message_it_was_pressed_on(
+    tmp_path: Any,
+) -> None:
+    """A message that still looks live after its table closed (beyond the channel's last
+    messages looked through after a restart): pressing its button answers that the table is
+    closed and retires the message (a table message says closed, a ping goes)."""
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        table_id = w.service.table_in_channel(w.chan.id).id
+        unsaved, ping = await _live_looking(w, table_id)
+        await w.slash(w.alice, "ofc close")
+        await w.fake.wait_until(lambda: table_id not in w.service.tables, 5, "closed")
+        rec = await w.click(w.bob, unsaved, label="Open my panel")
+        assert rec.ephemeral and "closed" in rec.content
+        await w.fake.wait_until(lambda: "This table is closed" in (unsaved.content or ""), 5,
+                                "the table message retired")
+        assert "Open my panel" not in str(unsaved.components) and unsaved.files
+        await w.click(w.bob, ping, label="Open my panel")
+        await w.fake.wait_until(lambda: ping.deleted, 5, "the ping retired")
+        w.fake.assert_clean()
+
+
 async def test_next_hand_follows_and_button_moves(tmp_path: Any) -> None:
     seeds = iter(["e2e-next-1", "e2e-next-2", "e2e-next-3"])
     async with make_world(tmp_path, seed_factory=lambda: next(seeds),
