@@ -18,6 +18,7 @@ import secrets
 import shlex
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -112,8 +113,14 @@ class Game:
         console: Console,
         fantasyland: int = 0,
         four_colour: bool = True,
+        image_prefix: str | None = None,
     ) -> None:
+        """``image_prefix`` names the images (default: after the seed; a random seed must
+        not be written where the player sees it before the game ends: it gives the deck)."""
         self.rules = rules
+        # a seed is any text; a leading '-' would read as an option in a shell
+        self.image_prefix = (re.sub(r"[^\w.-]", "_", image_prefix or seed)[:40].lstrip("-")
+                             or "game")
         self.four_colour = four_colour
         self.styles = SUIT_STYLE if four_colour else TWO_COLOUR_STYLE
         self.names = [name] + [f"Bot {i}" for i in range(1, bots + 1)]
@@ -216,9 +223,7 @@ class Game:
         if self.images is None:
             return
         self.image_no += 1
-        # a seed is any text; a leading '-' would read as an option in a shell
-        prefix = re.sub(r"[^\w.-]", "_", self.seed)[:40].lstrip("-") or "game"
-        path = self.images / f"{prefix}-hand{self.hand_no:02d}-{self.image_no:03d}-{kind}.png"
+        path = self.images / f"{self.image_prefix}-hand{self.hand_no:02d}-{self.image_no:03d}-{kind}.png"
         try:
             path.write_bytes(data)
         except OSError as exc:  # the folder went away or filled up: play on without images
@@ -489,6 +494,7 @@ class Game:
                 fantasyland = hand.fantasyland_next
                 button = next_button(button, n, fantasyland, self.rules)
         except (Quit, KeyboardInterrupt):  # quit, end of input or Ctrl-C
+            self.say(self.replay_hint())
             self.say("Bye.")
             return 0
         if self.hands > 1:
@@ -496,7 +502,13 @@ class Game:
             self.say("[bold]Session totals[/]")
             for seat in range(n):
                 self.say(f"    {escape(self.names[seat]):<12} {_signed(self.totals[seat]):>5}")
+        self.say(self.replay_hint())
         return 0
+
+    def replay_hint(self) -> str:
+        """Said when the game ends, never before: the seed gives every card of the deck."""
+        return (f"[dim]Game over (the same cards again with --seed "
+                f"{escape(shlex.quote(self.seed))}).[/]")
 
     def play_hand(self, hand: Hand) -> None:
         while not hand.is_over:
@@ -672,13 +684,17 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
                 console.print(f"[dim]No images: cannot write to {escape(args.images)} "
                               f"({escape(reason)}).[/]")
                 images = None
+    # a random seed is told when the game ends (it gives the deck), so it does not name the
+    # images either; a seed the player chose is theirs to see
     game = Game(rules, args.name, args.bots, args.level, seed, args.hands, images, sims,
-                stdin, console, args.fantasyland, args.deck == "four")
+                stdin, console, args.fantasyland, args.deck == "four",
+                image_prefix=None if args.seed is not None else
+                time.strftime("play-%Y%m%d-%H%M%S"))
     game.renderer = renderer
+    chosen = f" · seed {escape(seed)}" if args.seed is not None else ""
     console.print(
         f"[bold]OFC Table[/] · {rules.variant} · you against {args.bots} bot"
-        f"{'s' if args.bots != 1 else ''} ({args.level}) · seed {escape(seed)} "
-        f"(the same cards again with --seed {escape(shlex.quote(seed))}). Type [cyan]help[/] "
+        f"{'s' if args.bots != 1 else ''} ({args.level}){chosen}. Type [cyan]help[/] "
         "for the syntax.",
         highlight=False,
     )
