@@ -289,13 +289,14 @@ class Game:
         name = self.names[seat]
         req = hand.requirement(seat)
         assert req is not None
+        seen = hand.redacted_for(seat)  # the bot decides from what its seat may see
         if req.is_set and self.rules.variant == "chinese":
-            natural = choose_natural(hand, seat)
+            natural = choose_natural(seen, seat)
             if natural:
                 hand.declare(seat, natural)
                 self.say(f"  [magenta]{escape(name)}[/] sets its hand face down.")
                 return
-        placed, dropped = choose_move(hand, seat, self.level, rng=self.bot_rng(hand, seat),
+        placed, dropped = choose_move(seen, seat, self.level, rng=self.bot_rng(hand, seat),
                                       simulations=self.sims)
         hand.place(seat, placed, dropped)
         if hand.hidden(seat):
@@ -394,7 +395,8 @@ class Game:
         return False
 
     def auto(self, hand: Hand, seat: int, req: Requirement, play: bool) -> None:
-        natural = choose_natural(hand, seat) if req.is_set else None
+        seen = hand.redacted_for(seat)
+        natural = choose_natural(seen, seat) if req.is_set else None
         if natural:
             self.say(f"  [cyan]AI:[/] declare {natural}.")
             if play:
@@ -402,7 +404,7 @@ class Game:
             return
         # your hints think at least at the normal level, whatever the bots' level
         level = max(self.level, "normal", key=LEVELS.__getitem__)
-        s = suggest(hand, seat, level, rng=self.bot_rng(hand, seat), simulations=self.sims)
+        s = suggest(seen, seat, level, rng=self.bot_rng(hand, seat), simulations=self.sims)
         self.say(f"  [cyan]AI:[/] {escape(s.explanation)}")
         if play:
             hand.place(seat, s.placements, s.discards)

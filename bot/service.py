@@ -2022,7 +2022,7 @@ class TableService:
                     "Suggestions are for practice tables and fantasyland hands only: "
                     "at a real-stakes table they would be cheating."
                 )
-            snapshot = Hand.from_json(t.hand.to_json())
+            snapshot = t.hand.redacted_for(hs)
         try:
             s = await self.thinker.run(suggest, snapshot, hs, "normal")
         except Hung:
@@ -2087,14 +2087,16 @@ class TableService:
                     if not todo:
                         continue
                     hand_no = t.row.hand_no
-                    snapshot = Hand.from_json(t.hand.to_json())
                     drafted = {hs: m for hs, _ in todo
                                if (m := self._drafted_move(t, hs)) is not None}
-                # think without holding the table (the others' commands go on meanwhile);
-                # the seats act independently, so every move is found on the same snapshot
+                    # each seat's move is found on what that seat may see
+                    snapshots = {hs: t.hand.redacted_for(hs) for hs, _ in todo
+                                 if hs not in drafted}
+                # think without holding the table (the others' commands go on meanwhile)
                 moves = {hs: drafted[hs] if hs in drafted
-                         else await self.thinker.run(snapshot.autoplay, hs,
-                                                     fallback=_plain_autoplay(snapshot, hs))
+                         else await self.thinker.run(
+                             snapshots[hs].autoplay, hs,
+                             fallback=_plain_autoplay(snapshots[hs], hs))
                          for hs, _ in todo}
                 async with t.lock:
                     if superseded():
@@ -2113,7 +2115,7 @@ class TableService:
                             t.hand.apply(moves[hs])
                         except IllegalAction:  # cannot happen: found on this seat's state
                             log.exception("timeout move refused; thinking again")
-                            fresh = Hand.from_json(t.hand.to_json())
+                            fresh = t.hand.redacted_for(hs)
                             t.hand.apply(await self.thinker.run(
                                 fresh.autoplay, hs, fallback=_plain_autoplay(fresh, hs)))
                         played += 1
@@ -2218,7 +2220,7 @@ class TableService:
             assert t.hand is not None
             seat = t.seat_by_no(t.hand_seats[hs])
             level = str(seat.bot_level) if seat and seat.bot_level else "normal"
-            snapshot = Hand.from_json(t.hand.to_json())
+            snapshot = t.hand.redacted_for(hs)  # what this seat may see, nothing more
         # think without holding the table: the others' commands go on meanwhile
         natural = await self.thinker.run(choose_natural, snapshot, hs, fallback=lambda: None)
         placed, discards = (

@@ -9,6 +9,7 @@ round-trip the state, and ``Hand.replay`` rebuilds it from the seed and the log.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
@@ -319,6 +320,41 @@ class Hand:
             if self.is_over and self.naturals[seat]:
                 seen.update(self.natural_cards[seat])
         return seen
+
+    def redacted_for(self, seat: int) -> Hand:
+        """A copy of the hand holding only what ``seat`` may see (``cards_seen_by``), for
+        whatever decides for that seat (the AI, a timeout's move, a suggestion): the others'
+        pending cards and discards, their hidden sets (with what they last placed there) and
+        declared naturals are gone (their log entries keep the seat and nothing hidden; such a
+        seat counts as still setting, so the copy never settles on its blank board), and
+        the cards the seat has not seen are dealt again from a seed that is a hash of the
+        deck's, so the copy gives neither the deck nor another seat's hidden cards. It plays
+        on as a hand (``requirement``, ``legal_moves``, ``autoplay`` for ``seat``)."""
+        if self.is_over:
+            raise ValueError("The hand is over: everything is seen")
+        copy = Hand.from_json(self.to_json())
+        hidden = [s != seat and self.hidden(s) for s in range(self.n)]
+        for other in range(self.n):
+            if other == seat:
+                continue
+            copy.pending[other] = ()
+            copy.discards[other] = ()
+            copy.natural_cards[other] = ()
+            copy.naturals[other] = None
+            if hidden[other]:
+                copy.boards[other] = Board()
+                copy.last_placed[other] = ()
+                # still setting, as far as the copy knows: it never settles on the blank board
+                copy.done[other] = copy.surrendered[other]
+        copy.log = [_redacted(a, seat, hidden) for a in self.log]
+        seen = self.cards_seen_by(seat)
+        copy.seed = hashlib.sha256(f"seen by {seat}/{self.seed}".encode()).hexdigest()[:32]
+        unseen = [c for c in DECK if c not in seen]
+        random.Random(copy.seed).shuffle(unseen)
+        copy._deck = sorted(seen) + unseen
+        copy._next = len(seen)
+        copy.stacked = True
+        return copy
 
     def view_for(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (None: a spectator): never the deck, never another seat's
@@ -671,6 +707,15 @@ class Hand:
             f"<Hand {self.rules.variant} seats={list(self.names)} street={self.street}/"
             f"{self.streets} turn={self.turn} over={self.is_over}>"
         )
+
+
+def _redacted(action: Action, seat: int, hidden: Sequence[bool]) -> Action:
+    """``action`` as ``seat`` may know it (see ``Hand.redacted_for``)."""
+    if action.seat == seat or isinstance(action, Surrender):
+        return action
+    if isinstance(action, Declare) or hidden[action.seat]:
+        return Place(seat=action.seat, placements=(), auto=action.auto)
+    return Place(seat=action.seat, placements=action.placements, auto=action.auto)
 
 
 __all__ = [

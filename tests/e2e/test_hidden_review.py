@@ -3,8 +3,8 @@ chinese set (or a declared natural) before the showdown and the deck reach nobod
 owner, through any channel: every message a player can see (deleted since or edited since:
 every revision; content, embeds, components, attachment names), the renderer's inputs for the
 public pictures, a restart mid-hand, the AI's inputs and its decisions, and the terminal game.
-
-Tests marked ``xfail(strict=True, reason="DEFECT: ...")`` show a defect: they pass once fixed."""
+(Two defects it found are fixed: the terminal game printed its random seed, and the AI was
+handed the whole hand.)"""
 
 from __future__ import annotations
 
@@ -387,14 +387,12 @@ def test_the_ai_decides_the_same_whatever_it_cannot_see(variant: str, streets: i
     assert choose_natural(a, fl) is None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DEFECT: the bot's AI (and a timeout's, and /ofc suggest) is handed a full copy of the "
-    "hand (Hand.from_json(t.hand.to_json()) in TableService._bot_act/_timer/suggest): its "
-    "seed, hence the whole deck order, the other seats' pending cards and pineapple discards; "
-    "only the AI's own discipline (cards_seen_by) keeps it from using them"))
 async def test_the_hand_given_to_the_ai_holds_nothing_its_seat_cannot_see(
     tmp_path: Any,
 ) -> None:
+    """The bot's AI (and a timeout's, and /ofc suggest) was handed a full copy of the hand: its
+    seed, hence the deck order, and the other seats' pending cards and pineapple discards (only
+    the AI's own discipline kept it from using them); now ``Hand.redacted_for`` the seat."""
     async with make_world(tmp_path, seed_factory=lambda: "hid-thinker") as w:
         given: list[tuple[Hand, int, Hand]] = []
         await w.start_bot()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Board, Card, Rules, parse_cards
+from engine import DECK, Board, Card, Rules, parse_cards
 from engine.actions import (
     AlreadyDone,
     Declare,
@@ -16,6 +16,7 @@ from engine.actions import (
     NotAllowed,
     NotInHand,
     NotYourTurn,
+    Place,
     RowFull,
     WrongCount,
 )
@@ -418,3 +419,81 @@ def test_a_foul_that_could_be_avoided_is_explained() -> None:
     assert foul_confirmed("Ah top foul") == ("Ah top", True)
     assert foul_confirmed("Ah top Anyway.") == ("Ah top", True)
     assert foul_confirmed("Ah top") == ("Ah top", False)
+
+
+# -- what is handed to whatever decides for a seat ----------------------------------------------
+def _cards_held(h: Hand) -> set[Card]:
+    out: set[Card] = set()
+    for s in range(h.n):
+        out.update(h.boards[s].cards, h.pending[s], h.discards[s], h.natural_cards[s])
+    for action in h.log:
+        out.update(c for c, _ in getattr(action, "placements", ()))
+        out.update(getattr(action, "discards", ()))
+    return out
+
+
+def _check_redacted(h: Hand, seat: int) -> None:
+    r = h.redacted_for(seat)
+    seen = h.cards_seen_by(seat)
+    assert r.cards_seen_by(seat) == seen
+    assert _cards_held(r) <= seen  # nothing hidden from the seat, in any field or the log
+    assert r.requirement(seat) == h.requirement(seat)
+    assert r.legal_moves(seat) == h.legal_moves(seat)
+    assert r.seed != h.seed and list(r._deck[r._next:]) != list(h._deck[h._next:])
+    assert set(r._deck[r._next:]) == set(DECK) - seen
+    assert len(r.log) == len(h.log) and Hand.from_json(r.to_json()) == r
+    for other in range(h.n):
+        if other != seat:
+            assert r.pending[other] == r.discards[other] == r.natural_cards[other] == ()
+            assert r.naturals[other] is None
+            if not h.hidden(other):
+                assert r.boards[other] == h.boards[other]
+    if seat in h.to_act():  # a move found on the copy is a move of the hand
+        move = r.autoplay(seat, plain=True)
+        real = Hand.from_json(h.to_json())
+        real.apply(move)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["ofc", "pineapple", "chinese"]), st.integers(2, 4),
+       st.integers(0, 10**9), st.floats(0, 0.08))
+def test_the_copy_for_a_seat_holds_only_what_it_may_see(variant, n, seed, surrender_p) -> None:
+    """``Hand.redacted_for``: what the AI, a timeout's move or a suggestion is given. No card
+    the seat has not seen anywhere in it (the others' pending cards and discards, hidden sets,
+    the log's discards), the unseen cards in another order than the deck's, and the seat's own
+    decision the same as on the hand; a move found on it is legal on the hand."""
+    rules = Rules(variant=variant)
+    n = min(n, rules.max_players)
+    rng = random.Random(seed)
+    fl = {}
+    if variant != "chinese" and rng.random() < 0.6:
+        fl = {rng.randrange(n): 13 if variant == "ofc" else rng.randint(14, 17)}
+    h = Hand(rules, [f"P{i}" for i in range(n)], seed % n, fl, seed=seed)
+    while not h.is_over:
+        for seat in range(n):
+            _check_redacted(h, seat)
+        seat = rng.choice(h.to_act())
+        if rng.random() < surrender_p:
+            h.surrender(seat)
+        elif variant == "chinese" or h.fantasyland[seat]:
+            h.autoplay(seat, plain=True)
+        else:
+            _random_move(h, seat, rng)
+    with pytest.raises(ValueError, match="over"):
+        h.redacted_for(0)
+
+
+def test_the_copy_for_a_seat_hides_a_declared_natural_and_never_settles() -> None:
+    """A chinese opponent declared a dragon: the copy knows only that the seat is not to act
+    on its behalf (no natural, no cards, its log entry a bare placement); the seat's own set on
+    the copy does not settle the hand against a blank board."""
+    rules = Rules(variant="chinese")
+    dragon = C("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")
+    h = Hand(rules, ["Ann", "Bob"], button=1, deck=dragon)  # Ann (seat 0) holds the dragon
+    h.declare(0, "dragon")
+    r = h.redacted_for(1)
+    assert r.naturals == [None, None] and r.natural_cards[0] == () and not r.done[0]
+    assert r.log == [Place(seat=0, placements=())]
+    _check_redacted(h, 1)
+    r.autoplay(1)
+    assert not r.is_over and r.done[1]
