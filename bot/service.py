@@ -534,6 +534,7 @@ class TableService:
         """Tables loaded, not resumed yet, each with the number of its hand voided as
         unreadable (``load_tables``, ``resume``)."""
         self._to_mark: list[TableState] = []
+        self._gone_retries: set[int] = set()  # tables whose close (channel gone) is retried
         """Tables closed just before the stop whose message may still look live (``resume``
         marks them)."""
         self._closed = False
@@ -1264,31 +1265,60 @@ class TableService:
         server: nobody can play there any more.  The table closes at once: a hand being
         played is voided (no units move) and every stack goes back to its owner's balance
         (``/ofc balance`` anywhere in the server shows it).  False when no table was open
-        there."""
+        there.  When the database fails the close is tried again in the background (no
+        message of the table will come to try it: its stacks would stay locked until a
+        restart), and the failure is raised."""
         table_id = self._by_channel.get(channel_id)
         t = self.tables.get(table_id) if table_id is not None else None
         if t is None:
             return False
+        return await self._close_gone(t)
+
+    async def _close_gone(self, t: TableState, delay: float = 0.0) -> bool:
+        if delay:
+            await asyncio.sleep(delay)
         async with t.lock:
             if t.id not in self.tables:  # closed meanwhile
                 return False
             number = t.hand_row.number if t.hand_row is not None else None
-            await self._close_now(t)  # (the store voids a hand still playing, same transaction)
+            try:  # (the store voids a hand still playing, in the same transaction)
+                await self._close_now(t)
+            except Exception:
+                if t.id not in self._gone_retries:
+                    self._gone_retries.add(t.id)
+                    self._spawn(t, self._retry_close_gone(t, _backoff(delay)))
+                raise
             t.hand = None  # what is still running for it (a bot thinking) finds no hand
             t.hand_row = None
             t.stored = None
             t.deadlines = {}
             t.drafts = {}
-        log.info("table %s closed: its channel %s is gone%s", t.id, channel_id,
+        log.info("table %s closed: its channel %s is gone%s", t.id, t.row.channel_id,
                  f" (hand #{number} voided)" if number is not None else "")
         return True
 
+    async def _retry_close_gone(self, t: TableState, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._gone_retries.discard(t.id)
+        try:
+            await self._close_gone(t, delay)
+        except Exception:  # (tried again once more, waiting longer)
+            log.exception("closing table %s, whose channel is gone, failed again", t.id)
+
     async def guild_gone(self, guild_id: int) -> int:
         """The bot left (or was removed from) a server: its tables close as in
-        ``channel_gone``.  Returns how many."""
+        ``channel_gone``, each on its own (one that fails is tried again and keeps none of
+        the others open).  Returns how many closed now."""
         channels = [t.row.channel_id for t in list(self.tables.values())
                     if t.row.guild_id == guild_id]
-        return sum([await self.channel_gone(c) for c in channels])
+        closed = 0
+        for channel_id in channels:
+            try:
+                closed += await self.channel_gone(channel_id)
+            except Exception:
+                log.exception("closing the table of channel %s failed; trying again",
+                              channel_id)
+        return closed
 
     def channel_lost(self, t: TableState) -> None:
         """A notifier found the table's channel gone: close the table (in a task of its own,
@@ -1298,7 +1328,7 @@ class TableService:
     async def _close_lost(self, t: TableState) -> None:
         try:
             await self.channel_gone(t.row.channel_id)
-        except Exception:  # the database: the next message that fails tries again
+        except Exception:  # the database: tried again in the background
             log.exception("closing table %s, whose channel is gone, failed", t.id)
 
     async def set_options(

@@ -151,7 +151,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     async def _closed_with(close: Callable[[int], Awaitable[object]], some_id: int) -> None:
         try:
             await close(some_id)
-        except Exception:  # the database: the table closes at its next message instead
+        except Exception:  # the database: the service tries again in the background
             log.exception("closing the tables of %s failed", some_id)
 
     # ---------------------------------------------------------------- tables

@@ -298,15 +298,18 @@ class Store:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[None]:
-        """Lock + ``BEGIN IMMEDIATE``; commit on success, roll back on any exception."""
+        """Lock + ``BEGIN IMMEDIATE``; commit on success, roll back on any exception, the
+        commit's own too (a COMMIT that fails, disk full or I/O error, left the transaction
+        open: its writes visible to the reads that followed, every later write refused)."""
         async with self._lock:
             await self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield
+                await self._db.commit()
             except BaseException:
-                await self._db.rollback()
+                if self._db.in_transaction:
+                    await self._db.rollback()
                 raise
-            await self._db.commit()
 
     async def _one(self, sql: str, params: _Params = ()) -> sqlite3.Row | None:
         async with self._db.execute(sql, params) as cursor:

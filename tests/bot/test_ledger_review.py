@@ -1,8 +1,8 @@
 """Adversarial review of money and records: units (balances, buy-ins, stacks, stakes), hand
 history and leaderboards.  The promise: units move only inside one SQLite transaction, every
 hand sums to zero, a table never loses a unit, practice moves nothing and ranks nothing, and
-all of it is per server.  Passing tests hold what is right; ``xfail(strict=True)`` ones are
-defects found by the review (they pass once fixed)."""
+all of it is per server.  The four defects the review found are fixed; their tests say which
+("Was a defect")."""
 
 from __future__ import annotations
 
@@ -306,13 +306,12 @@ async def test_a_player_who_leaves_and_surrenders_mid_hand_pays_then_is_cashed_o
 # --------------------------------------------------------------------------- defects
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DEFECT: Store._write commits outside its try: a COMMIT that fails (disk full, I/O "
-    "error) leaves the transaction open, so reads see the write the caller was told failed "
-    "and every later write fails with 'cannot start a transaction within a transaction'"))
 async def test_a_commit_that_fails_leaves_nothing_and_the_store_works_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Was a defect: Store._write commits outside its try: a COMMIT that fails (disk full, I/O
+    error) leaves the transaction open, so reads see the write the caller was told failed and
+    every later write fails with 'cannot start a transaction within a transaction' (fixed)."""
     store = await Store.open(":memory:")
     real_commit = store._db.commit
     calls = {"n": 0}
@@ -339,13 +338,12 @@ async def test_a_commit_that_fails_leaves_nothing_and_the_store_works_again(
         await store.close()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DEFECT: a settlement whose COMMIT fails once wedges the store (Store._write leaves the "
-    "transaction open): the retries and then the void all fail, the hand is never settled "
-    "and the table never deals again until a restart"))
 async def test_a_settlement_whose_commit_fails_once_is_settled_on_the_retry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Was a defect: a settlement whose COMMIT fails once wedges the store (Store._write leaves
+    the transaction open): the retries and then the void all fail, the hand is never settled and
+    the table never deals again until a restart (fixed)."""
     monkeypatch.setattr(service_module, "SETTLE_RETRY", 0.01)
     monkeypatch.setattr(service_module, "SAVE_RETRY", 0.01)
     svc, rec, store = await make(seed_factory=lambda: "ledger-commit")
@@ -389,13 +387,12 @@ async def test_a_settlement_whose_commit_fails_once_is_settled_on_the_retry(
         await store.close()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DEFECT: closing a table whose channel is gone is not retried after a database error "
-    "(TableService._close_lost / channel_gone only log it): an idle table stays open with "
-    "its players' stacks locked until a restart"))
 async def test_a_table_whose_channel_is_gone_closes_after_a_database_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Was a defect: closing a table whose channel is gone is not retried after a database error
+    (TableService._close_lost / channel_gone only log it): an idle table stays open with its
+    players' stacks locked until a restart (fixed)."""
     monkeypatch.setattr(service_module, "SAVE_RETRY", 0.01)
     svc, rec, store = await make(seed_factory=lambda: "ledger-lost")
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=2, buyin=150)
@@ -415,12 +412,11 @@ async def test_a_table_whose_channel_is_gone_closes_after_a_database_error(
         await store.close()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DEFECT: TableService.guild_gone stops at the first table whose close fails: the "
-    "server's other tables stay open, their stacks locked"))
 async def test_a_close_that_fails_does_not_keep_the_servers_other_tables_open(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Was a defect: TableService.guild_gone stops at the first table whose close fails: the
+    server's other tables stay open, their stacks locked (fixed)."""
     monkeypatch.setattr(service_module, "SAVE_RETRY", 0.01)
     svc, rec, store = await make(seed_factory=lambda: "ledger-guild")
     await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=2, buyin=100)
