@@ -801,14 +801,16 @@ class Store:
     async def _sit(
         self, table_id: int, seat_no: int, guild_id: int, user_id: int, name: str, buyin: int,
         when: float, is_bot: bool = False, bot_level: str | int | None = None,
+        joined_at: float | None = None,
     ) -> SeatRow:
-        """The seat row and, for a human, the buy-in from the wallet (inside a write)."""
+        """The seat row and, for a human, the buy-in from the wallet (inside a write).
+        ``joined_at``: when the player sat down (default ``when``; a rebuy keeps the first)."""
         try:
             seat_id = await self._insert(
                 "INSERT INTO seats (table_id, seat_no, guild_id, user_id, name, is_bot,"
                 " bot_level, buyin, joined_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (table_id, seat_no, guild_id, user_id, name, int(bool(is_bot)),
-                 bot_level, buyin, when),
+                 bot_level, buyin, when if joined_at is None else joined_at),
             )
         except sqlite3.IntegrityError as exc:  # the partial unique indexes
             raise SeatTaken(f"Seat {seat_no} is taken.") from exc
@@ -825,8 +827,8 @@ class Store:
         self, table_id: int, seat_no: int, buyin: int, now: float | None = None
     ) -> SeatRow:
         """A human whose stack is empty buys in again at the same seat, in one transaction:
-        the old seat is left (nothing to cash out) and a new one takes its number with
-        ``buyin`` units from the wallet (ledger 'buyin').  Errors: InsufficientFunds,
+        the old seat is left (nothing to cash out) and a new one takes its number (and the
+        time the player first sat down) with ``buyin`` units from the wallet (ledger 'buyin').  Errors: InsufficientFunds,
         NotFound, StoreError (a bot, or a stack that is not empty), TableClosed."""
         table_id, seat_no = _id(table_id, "table_id"), _id(seat_no, "seat_no")
         buyin = _whole(buyin, "The buy-in")
@@ -854,8 +856,9 @@ class Store:
                     have=balance, need=buyin,
                 )
             await self._unseat(seat, when)
+            # still seated since they first sat down (who hosts next goes by that)
             return await self._sit(table_id, seat_no, seat.guild_id, seat.user_id, seat.name,
-                                   buyin, when)
+                                   buyin, when, joined_at=seat.joined_at)
 
     async def seats(self, table_id: int) -> list[SeatRow]:
         """Seats still taken (not left), by seat number, with the ledger stack."""

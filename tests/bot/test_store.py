@@ -761,3 +761,17 @@ async def _run_ops(ops: list[tuple[str, int, int, int, int]]) -> None:
 @given(st.lists(_OP, min_size=10, max_size=50))
 def test_units_are_conserved(ops: list[tuple[str, int, int, int, int]]) -> None:
     asyncio.run(_run_ops(ops))
+
+
+async def test_a_rebuy_keeps_when_the_player_first_sat_down(store: Store) -> None:
+    """Who hosts next is the human seated longest: a player who lost their stack and bought in
+    again at the same seat has been seated all along (the rebuy used to count as sitting down
+    then, and passed the host over them)."""
+    table_id = await two_seated(store, buyin=100, stake=10)
+    await play(store, table_id, 1, {ALICE: -100, BOB: 100}, 20.0)
+    seat = await store.rebuy(table_id, 0, 150, 30.0)
+    assert seat.joined_at == 11.0 and seat.stack == 150
+    seats = await store.seats(table_id)
+    assert min(seats, key=lambda s: s.joined_at).user_id == ALICE
+    balance, at_tables = await store.wallet(G, ALICE)
+    assert at_tables == 150 and await store.verify_ledger() == []
