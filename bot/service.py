@@ -373,9 +373,19 @@ class TableState:
         return min(others, key=lambda s: (s.joined_at, s.seat_no)).user_id if others else None
 
     @property
-    def fantasyland_pending(self) -> dict[int, int]:
-        """Seat number -> cards of the fantasyland hand the next deal owes."""
+    def fantasyland_earned(self) -> dict[int, int]:
+        """Seat number -> cards of the fantasyland it earned, kept as earned (what is stored):
+        the deal sizes it by the table's options then (``fantasyland_pending``), so switching
+        ``progressive`` off and on again between hands changes nothing."""
         return {int(k): int(v) for k, v in self.row.extra.get("fantasyland", {}).items()}
+
+    @property
+    def fantasyland_pending(self) -> dict[int, int]:
+        """Seat number -> cards of the fantasyland hand the next deal owes, as the table's
+        options deal it now."""
+        rules = self.table_rules
+        now = {no: rules.fantasyland_cards_now(c) for no, c in self.fantasyland_earned.items()}
+        return {no: c for no, c in now.items() if c}
 
     def can_be_dealt(self, seat: SeatRow) -> bool:
         """Not sitting out, and a bot or someone with chips (or a table without stakes)."""
@@ -807,7 +817,8 @@ class TableService:
         except RulesError as e:
             raise ServiceError(str(e)) from None
         if not 0 <= bots < max_seats:
-            raise ServiceError(f"A {max_seats}-seat table has room for at most {max_seats - 1} bots.")
+            raise ServiceError(f"A {max_seats}-seat table has room for at most "
+                               f"{plural(max_seats - 1, 'bot')}.")
         if bot_level not in BOT_LEVELS:
             raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
         buyin = settings.default_buyin if buyin is None else buyin
@@ -1065,7 +1076,7 @@ class TableService:
     async def _unseat(self, t: TableState, seat_no: int) -> int:
         """Cash a seat out (lock held; the seat is not in the hand being played).  A pending
         fantasyland of that seat is forfeited: it never passes to whoever sits there next."""
-        pending = t.fantasyland_pending
+        pending = t.fantasyland_earned
         owed_by = [int(x) for x in t.row.extra.get("fantasyland_owed_by", [])]
         extra: dict[str, Any] | None = None
         if seat_no in pending or seat_no in owed_by:
@@ -1249,7 +1260,7 @@ class TableService:
                 if t.hand is None:
                     text = ("The table will close after the fantasyland hand that is owed: the "
                             "players of the hand that earned it play it first (RULES.md).")
-                elif t.rules.has_fantasyland:
+                elif t.table_rules.has_fantasyland:  # (what the settlement earns by)
                     text = ("The table will close after this hand (or, if it sends someone to "
                             "fantasyland, after that fantasyland hand: its players play it).")
                 else:
@@ -1357,11 +1368,10 @@ class TableService:
                 extra["deck"] = deck
             if not words:
                 return [], False
-            # the fantasylands owed, as the new options deal them (none when it is off: then
-            # nobody is held at the table for one either)
-            owed = {k: new.fantasyland_cards_now(int(v))
-                    for k, v in extra.get("fantasyland", {}).items()}
-            extra["fantasyland"] = {k: v for k, v in owed.items() if v}
+            # the fantasylands owed, kept as earned (the deal sizes them), none when it is
+            # off: then nobody is held at the table for one either
+            extra["fantasyland"] = {k: v for k, v in extra.get("fantasyland", {}).items()
+                                    if new.fantasyland_cards_now(int(v))}
             if not extra["fantasyland"]:
                 extra["fantasyland_owed_by"] = []
             t.row = await self.store.update_table(
@@ -1527,7 +1537,7 @@ class TableService:
         after a timeout): they wait for their player's next hand at this table (leaving the
         table forfeits them).  Nobody is held at the table for them."""
         dealt = set(t.hand_seats)
-        return {str(no): c for no, c in t.fantasyland_pending.items() if no not in dealt}
+        return {str(no): c for no, c in t.fantasyland_earned.items() if no not in dealt}
 
     def _announce_new_hand(self, t: TableState) -> Awaitable[None]:
         """The messages of a new deal: who they go to is decided now (the sends may run
@@ -2336,7 +2346,9 @@ class TableService:
                 ranked_points=sum(matrix[i]) if counted and any(is_bot) else None,
             ))
         final = self._state_json(t)
-        fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(earned) if c}
+        # (kept as earned: the deal sizes it by the options then)
+        fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(hand.fantasyland_next)
+                   if earned[i]}
         # the next seat clockwise; the deal keeps this hand's button instead when the coming
         # hand has a player in fantasyland (``button_before``)
         button_seat = self._next_seat_clockwise(t, t.hand_seats[hand.button])

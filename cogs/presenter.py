@@ -180,7 +180,7 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
     notes = []
     if t.row.status == "closing":
         notes.append(("This table closes after this hand (or the fantasyland hand it earns)."
-                      if t.row.extra.get(CLOSE_AFTER) == t.row.hand_no and t.rules.has_fantasyland
+                      if t.row.extra.get(CLOSE_AFTER) == t.row.hand_no and t.table_rules.has_fantasyland
                       else "This table closes after this hand.") if hand is not None
                      else "This table is closing.")
     if t.practice:

@@ -439,7 +439,10 @@ def _check_redacted(h: Hand, seat: int) -> None:
     assert _cards_held(r) <= seen  # nothing hidden from the seat, in any field or the log
     assert r.requirement(seat) == h.requirement(seat)
     assert r.legal_moves(seat) == h.legal_moves(seat)
-    assert r.seed != h.seed and list(r._deck[r._next:]) != list(h._deck[h._next:])
+    assert r.seed != h.seed
+    undealt = list(h._deck[h._next:])
+    if len(undealt) >= 10:  # (a few last cards may come in the same order by chance)
+        assert list(r._deck[r._next:])[-len(undealt):] != undealt
     assert set(r._deck[r._next:]) == set(DECK) - seen
     assert len(r.log) == len(h.log) and Hand.from_json(r.to_json()) == r
     for other in range(h.n):
