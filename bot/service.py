@@ -544,9 +544,10 @@ class TableService:
         """Tables loaded, not resumed yet, each with the number of its hand voided as
         unreadable (``load_tables``, ``resume``)."""
         self._to_mark: list[TableState] = []
-        self._gone_retries: set[int] = set()  # tables whose close (channel gone) is retried
         """Tables closed just before the stop whose message may still look live (``resume``
         marks them)."""
+        self._gone_retries: set[int] = set()
+        """Tables whose channel is gone and whose close is tried again (``_close_gone``)."""
         self._closed = False
 
     @property
