@@ -43,6 +43,11 @@ def signed(n: int) -> str:
     return "0"
 
 
+def signed_amount(n: int, word: str) -> str:
+    """``+3 units``, ``−1 unit``: ``signed`` and ``word``, singular for one."""
+    return f"{signed(n)} {word if abs(n) == 1 else word + 's'}"
+
+
 def board_text(board: Board, royalties: Iterable[int] = ()) -> str:
     """``top: Qh Qd 2s | middle: … | bottom: …`` (``-`` for an empty row)."""
     parts = [f"{name}: {cards_text(row) or '-'}" for name, row in zip(ROW_NAMES, board.rows,

@@ -31,7 +31,7 @@ from .colours import (
     mix,
 )
 from .common import compact, signed
-from .fonts import fit_text, shown_name, text_width
+from .fonts import can_draw, fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, LeaderboardView, StatsView, Theme
 from .scene import Metrics, Scene
 
@@ -53,8 +53,9 @@ def _fmt(column: str, value: int) -> str:
 
 
 def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) -> Scene:
-    view = replace(view, rows=tuple(replace(r, name=shown_name(r.name, r.rank))
-                                    for r in view.rows))
+    # a name the fonts cannot draw is "Player <row>": the rank repeats with a tie
+    view = replace(view, rows=tuple(replace(r, name=shown_name(r.name, k + 1))
+                                    for k, r in enumerate(view.rows)))
     m = Metrics(theme)
     margin, pad = m(16), m(18)
     width = m(760)
@@ -75,7 +76,7 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
     scene.panel((x0, y0, x1, y0 + panel_h), m(16), PANEL_LIGHT, PANEL, None)
     # columns: right edges of the number columns
     col_right = {
-        "units": x1 - m(320), "points": x1 - m(210), "hands": x1 - m(100),
+        "units": x1 - m(340), "points": x1 - m(225), "hands": x1 - m(115),
         "fantasylands": x1 - pad,
     }
     hy = y0 + m(24)
@@ -189,7 +190,8 @@ def balance_chart(balances: tuple[int, ...], width: int, height: int, theme: The
 
 
 def stats_scene(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> Scene:
-    view = replace(view, name=shown_name(view.name, 1))
+    # (one player's stats: no seat or row to number them by)
+    view = replace(view, name=view.name if can_draw(view.name) else "Player")
     m = Metrics(theme)
     margin = m(16)
     width = m(760)
@@ -199,15 +201,20 @@ def stats_scene(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> Scene:
     chart_h = m(260)
     height = chart_y + chart_h + margin
     scene = Scene(width, height, theme.background, theme)
-    scene.text((m(18), m(32)), fit_text(view.name, "bold", m(28), width - m(200)), m(28), TEXT,
-               "bold", anchor="lm")
+    label_w = text_width("OFC stats", "bold", m(18))
+    scene.text((m(18), m(32)), fit_text(view.name, "bold", m(28), width - m(54) - label_w),
+               m(28), TEXT, "bold", anchor="lm")
     scene.text((width - m(18), m(32)), "OFC stats", m(18), MUTED, "bold", anchor="rm")
+
+    def rate(r: float) -> str:  # (no hands: no rate, not 0%)
+        return f"{r * 100:.0f}%" if view.hands else "—"
+
     tiles = [
         ("HANDS", compact(view.hands), TEXT),
         ("UNITS", compact(view.units, sign=True), _value_colour("units", view.units)),
         ("POINTS", compact(view.points, sign=True), _value_colour("points", view.points)),
-        ("FOULS", f"{view.foul_rate * 100:.0f}%", LOSE if view.foul_rate > 0.2 else TEXT),
-        ("FANTASYLAND", f"{view.fantasyland_rate * 100:.0f}%", FANTASY),
+        ("FOULS", rate(view.foul_rate), LOSE if view.foul_rate > 0.2 else TEXT),
+        ("FANTASYLAND", rate(view.fantasyland_rate), FANTASY),
     ]
     gap = m(10)
     tw = (width - 2 * margin - gap * (len(tiles) - 1)) // len(tiles)

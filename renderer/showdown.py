@@ -26,7 +26,7 @@ from .colours import (
     WIN,
     mix,
 )
-from .common import compact, initials, signed
+from .common import compact, initials, signed, signed_amount
 from .fonts import fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
 from .scene import CardSpot, Metrics, Scene
@@ -86,6 +86,11 @@ def pair_items(p: PairResult, names: tuple[str, ...], rules: Rules) -> list[Pair
                               f"{who} surrendered {signed(p.surrender_points)}"))
     fa, fb = p.fouled
     sa, sb = p.surrendered
+    if (sa or sb) and not p.surrender_points:  # ofc/pineapple: scored as a foul; say why
+        label = "both surrendered" if sa and sb else f"{initial_word(a if sa else b)} surrendered"
+        text = ("both surrendered" if sa and sb
+                else f"{a if sa else b} surrendered (scored as a foul)")
+        items.append(PairItem(label, None, text))
     if fa != fb and not (sa or sb):
         who = a if fa else b
         items.append(PairItem(f"{initial_word(who)} fouled", None, f"{who} fouled"))
@@ -95,7 +100,9 @@ def pair_items(p: PairResult, names: tuple[str, ...], rules: Rules) -> list[Pair
 
 
 def initial_word(name: str) -> str:
-    return name if len(name) <= 10 else name[:9] + "…"
+    """A name short enough for a chip: cut by its drawn width (the chips' bold, at scale 1;
+    wide characters count as wide), with an ellipsis."""
+    return fit_text(name, "bold", 15, 100)
 
 
 def _outcome_colour(o: int) -> RGB:
@@ -183,7 +190,7 @@ def showdown_scene(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> Scene
     title = view.title or "Showdown"
     scene.text((m(18), m(30)), fit_text(title, "bold", m(26), width * 2 // 3), m(26), TEXT,
                "bold", anchor="lm")
-    right = f"Hand {view.hand_no}" if view.hand_no else ""
+    right = f"Hand {view.hand_no:,}" if view.hand_no else ""
     rules = view.rules
     right = " · ".join(x for x in (right, f"{rules.variant} {rules.scoring_method}") if x)
     scene.text((width - m(18), m(30)), right, m(18), MUTED, "bold", anchor="rm")
@@ -236,7 +243,7 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
         u = view.units[i]
         # units move between humans only: their sign may differ from the points'
         fill = mix(WIN if u > 0 else LOSE, (0, 0, 0), 0.35) if u else PANEL_LIGHT
-        box = scene.pill(right, cy - m(14), f"{compact(u, sign=True)} units", m(17), fill, TEXT,
+        box = scene.pill(right, cy - m(14), f"{compact(u, sign=True)} {'unit' if abs(u) == 1 else 'units'}", m(17), fill, TEXT,
                          align="right", height=m(28))
         right = box[0] - m(12)
     # left: seat disc, name, badges
@@ -516,9 +523,9 @@ def describe_showdown(view: ShowdownView) -> str:
         scooped = [view.names[j] for j in _scooped(view, i)]
         if scooped:
             flags.append("scooped " + ", ".join(scooped))
-        total = f"total {signed(st.totals[i])} points"
+        total = f"total {signed_amount(st.totals[i], 'point')}"
         if view.units is not None:
-            total += f", {signed(view.units[i])} units"
+            total += f", {signed_amount(view.units[i], 'unit')}"
         flags.append(total)
         fl = view.fantasyland_next[i] if i < len(view.fantasyland_next) else 0
         if fl:

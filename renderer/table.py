@@ -29,7 +29,7 @@ MAX_SEATS = 4
 def _round_text(view: TableView) -> str:
     parts = []
     if view.hand_no:
-        parts.append(f"Hand {view.hand_no}")
+        parts.append(f"Hand {view.hand_no:,}")
     if view.street and view.streets > 1:
         parts.append(f"Round {view.street} of {view.streets}")
     elif view.street and view.streets == 1:
@@ -136,8 +136,9 @@ def _seat(scene: Scene, m: Metrics, bm: BoardMetrics, view: TableView, i: int, s
         tx += chip(scene, m, tx, cy2) + m(6)
         # compact (``123K``), and cut to the room left of the badges: never under them
         stack = compact(seat.stack)
-        wide = text_width(stack, "bold", m(18)) + text_width(" units", "regular", m(16))
-        units = " units" if wide <= right - tx else ""
+        word = " unit" if seat.stack == 1 else " units"
+        wide = text_width(stack, "bold", m(18)) + text_width(word, "regular", m(16))
+        units = word if wide <= right - tx else ""
         stack = fit_text(stack, "bold", m(18), right - tx)
         tx += scene.text((tx, cy2), stack, m(18), TEXT, "bold", anchor="lm")
         if units:

@@ -97,11 +97,13 @@ def test_showdown_text_says_everything(make: Callable[[], Any]) -> None:
         line = lines[1 + i]
         assert line.startswith(f"{name} — ")
         total = s.totals[i]
-        assert (f"total {'+' if total > 0 else '−' if total < 0 else ''}{abs(total)} points"
+        word = "point" if abs(total) == 1 else "points"  # (one point, one unit: singular)
+        assert (f"total {'+' if total > 0 else '−' if total < 0 else ''}{abs(total)} {word}"
                 in line)
         if view.units is not None:
             u = view.units[i]
-            assert f"{'+' if u > 0 else '−' if u < 0 else ''}{abs(u)} units" in line
+            word = "unit" if abs(u) == 1 else "units"
+            assert f"{'+' if u > 0 else '−' if u < 0 else ''}{abs(u)} {word}" in line
         assert ("FOUL" in line) == (s.fouled[i] and not s.surrendered[i])
         assert ("surrendered" in line) == s.surrendered[i]
         if s.naturals[i]:
