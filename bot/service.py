@@ -414,10 +414,13 @@ class TableState:
 
     def fantasyland_playable(self) -> bool:
         """A player the last hand sent to fantasyland can play it now (not leaving, not
-        sitting out): what binds that hand's players, and what a closing table still deals."""
+        sitting out): what binds that hand's players, and what a closing table still deals.
+        A bot's fantasyland binds nobody: it is worth nothing to anyone (a bot plays for
+        points only), so it neither keeps a human at the table nor a closing table open."""
         owed_by = {int(x) for x in self.row.extra.get("fantasyland_owed_by", [])}
         earners = (self.seat_by_no(no) for no in self.fantasyland_pending if no in owed_by)
-        return any(e is not None and not e.leaving and self.can_be_dealt(e) for e in earners)
+        return any(e is not None and not e.is_bot and not e.leaving and self.can_be_dealt(e)
+                   for e in earners)
 
     def name_of(self, hand_seat: int) -> str:
         seat = self.seat_by_no(self.hand_seats[hand_seat])

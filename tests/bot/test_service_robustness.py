@@ -1593,3 +1593,25 @@ async def test_shutdown_stops_a_task_whose_cancellation_was_lost(
     await release_and_stop(release, stuck)  # the test's own clean-up
     await store.close()
     await store2.close()
+
+
+async def test_a_bots_fantasyland_holds_nobody() -> None:
+    """A fantasyland a bot earned is worth nothing to anyone (bots play for points only): the
+    human who played the hand that earned it leaves at once (a practice table then closes),
+    and a close does not wait for it; a human's fantasyland still holds the bot's table mate."""
+    svc, rec, store = await make(seed_factory=lambda: "r-botfl")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple", bots=1)
+    t = await _owed(svc, store, {"1": 15})  # the bot (seat 1) earned it with alice
+    assert t.seat_by_no(1) is not None and t.seat_by_no(1).is_bot
+    assert not t.owes_fantasyland(0) and not t.fantasyland_playable()
+    text = await svc.leave(CH, ALICE)
+    assert "after the fantasyland hand" not in text
+    assert CH not in svc._by_channel  # nobody left: closed
+    await svc.shutdown()
+    await store.close()
+    svc, rec, store = await make(seed_factory=lambda: "r-botfl2")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple", bots=1)
+    t = await _owed(svc, store, {"0": 15})  # alice earned it: she is the one in fantasyland
+    assert t.fantasyland_playable()
+    await svc.shutdown()
+    await store.close()
