@@ -48,6 +48,9 @@ table's options.
 """
 
 PERIOD_WORDS = {"day": "last 24 hours", "week": "last 7 days", "all": "all time"}
+LEADERBOARD_ROWS = 20
+"""Rows a leaderboard draws at most: the top ten and those tied with the tenth (any more of
+that tie are counted under it)."""
 
 
 def _manage(interaction: discord.Interaction) -> bool:
@@ -437,16 +440,23 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         await interaction.response.defer(thinking=True)
         entries = await self.service.leaderboard(_guild_id(interaction), by, period)
         guild = interaction.guild.name if interaction.guild else "this server"
+        ranks = _ranks([getattr(e, by) for e in entries])
+        # the top ten and whoever ties with the tenth, up to LEADERBOARD_ROWS drawn
+        shown = entries[:LEADERBOARD_ROWS]
         view = LeaderboardView(
             title=f"{guild} leaderboard", by=by, period=PERIOD_WORDS[period],
             rows=tuple(LeaderRow(rank=rank, name=e.name, units=e.units, points=e.points,
                                  hands=e.hands, fantasylands=e.fantasylands)
-                       for rank, e in zip(_ranks([getattr(e, by) for e in entries]), entries,
-                                          strict=True)),
+                       for rank, e in zip(ranks, shown, strict=False)),
         )
+        more = len(entries) - len(shown)
+        note = (f"\n… and {plural(more, 'more player')} tied at rank {ranks[-1]}" if more
+                else "")
         data = await render(render_leaderboard, view)
+        text = describe_leaderboard(for_message(view))
         await interaction.followup.send(
-            describe_leaderboard(for_message(view))[:1990], file=png(data, "leaderboard.png")
+            text[:1990 - len(note)] + note,
+            file=png(data, "leaderboard.png"),
         )
 
     @app_commands.command(name="stats", description="Hands, points, units, fouls, fantasylands")

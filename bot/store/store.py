@@ -1220,9 +1220,14 @@ class Store:
     ) -> list[LeaderEntry]:
         """Humans ranked by ``by`` ('units'|'points'|'hands'|'fantasylands') over counted
         hands finished at or after ``since`` (all time if None).  Units come from the ledger.
-        Ties: more units, then more points, then lower user id."""
+        Ties: more units, then more points, then lower user id.  The first ``limit``, and
+        every player tied on ``by`` with the last of them (a tie shares its rank: none of it
+        is cut off)."""
         if by not in LEADERBOARD_KEYS:
             raise StoreError(f"Leaderboards: {', '.join(LEADERBOARD_KEYS)}.")
+        # (a condition of its own for a period: "? IS NULL OR finished_at >= ?" kept SQLite
+        # from using the index's finished_at range, so a day read every hand ever)
+        period = "" if since is None else "AND r.finished_at >= ?"
         async with self._lock:
             rows = await self._all(
                 f"""
@@ -1236,19 +1241,22 @@ class Store:
                 LEFT JOIN ledger l
                        ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'
                 LEFT JOIN players p ON p.guild_id = r.guild_id AND p.user_id = r.user_id
-                WHERE r.guild_id = ? AND r.counted = 1 AND r.is_bot = 0
-                  AND (? IS NULL OR r.finished_at >= ?)
+                WHERE r.guild_id = ? AND r.counted = 1 AND r.is_bot = 0 {period}
                 GROUP BY r.user_id
                 ORDER BY {by} DESC, units DESC, points DESC, r.user_id ASC
-                LIMIT ?
                 """,
-                (_id(guild_id, "guild_id"), since, since, max(0, int(limit))),
+                (_id(guild_id, "guild_id"), *(() if since is None else (since,))),
             )
+        limit = max(0, int(limit))
+        if 0 < limit < len(rows):  # the players tied with the last one shown share its rank
+            last = rows[limit - 1][by]
+            while limit < len(rows) and rows[limit][by] == last:
+                limit += 1
         return [
             LeaderEntry(user_id=row["user_id"], name=row["name"], units=row["units"],
                         points=row["points"], hands=row["hands"],
                         fantasylands=row["fantasylands"])
-            for row in rows
+            for row in rows[:limit]
         ]
 
     async def wallet(self, guild_id: int, user_id: int) -> tuple[int, int]:
