@@ -1295,32 +1295,38 @@ class Store:
                 (guild_id, user_id),
             )
             assert totals is not None
-            history = await self._all(
+            last = await self._all(
                 """
-                SELECT (SELECT COALESCE(SUM(l.amount), 0) FROM ledger l
-                        WHERE l.guild_id = last.guild_id AND l.user_id = last.user_id
-                          AND l.id <= last.ledger_seq) AS owned,
+                SELECT h.ledger_seq AS seq,
                        (SELECT COALESCE(SUM(l.amount), 0) FROM ledger l
-                        WHERE l.hand_id = last.id AND l.user_id = last.user_id
+                        WHERE l.hand_id = h.id AND l.user_id = r.user_id
                           AND l.kind = 'hand') AS won
-                FROM (SELECT r.guild_id, r.user_id, h.ledger_seq, h.finished_at, h.id
-                      FROM results r JOIN hands h ON h.id = r.hand_id
-                      WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1
-                        AND r.is_bot = 0
-                      ORDER BY h.ledger_seq DESC, h.finished_at DESC, h.id DESC
-                      LIMIT ?) AS last
-                ORDER BY last.ledger_seq DESC, last.finished_at DESC, last.id DESC
-                """,  # the sum of the ledger only for the last hands (not every hand, then
-                # sorted: that took seconds for a player of thousands of hands)
+                FROM results r JOIN hands h ON h.id = r.hand_id
+                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0
+                ORDER BY h.ledger_seq DESC, h.finished_at DESC, h.id DESC
+                LIMIT ?
+                """,
                 (guild_id, user_id, HISTORY_POINTS),
             )
+            # units owned after each of them: what is owned now less what moved since (the
+            # player's ledger read once, not once per hand: that was 30 reads of a long one)
+            after: list[sqlite3.Row] = []
+            owned_now = 0
+            if last:
+                owned_now = int(await self._scalar(
+                    "SELECT COALESCE(SUM(amount), 0) FROM ledger"
+                    " WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)))
+                after = await self._all(
+                    "SELECT id, amount FROM ledger WHERE guild_id = ? AND user_id = ? AND id > ?",
+                    (guild_id, user_id, min(row["seq"] for row in last)))
             balance, in_play = await self._wallet(guild_id, user_id)
             name = await self._scalar(
                 "SELECT name FROM players WHERE guild_id = ? AND user_id = ?", (guild_id, user_id)
             )
-        owned = [row["owned"] for row in reversed(history)]
-        if history:  # and before the oldest of them
-            owned.insert(0, history[-1]["owned"] - history[-1]["won"])
+        owned = [owned_now - sum(a["amount"] for a in after if a["id"] > row["seq"])
+                 for row in reversed(last)]
+        if last:  # and before the oldest of them
+            owned.insert(0, owned[0] - last[-1]["won"])
         return PlayerStats(
             hands=totals["hands"], points=totals["points"], units=totals["units"],
             fouls=totals["fouls"], fantasylands=totals["fantasylands"], balance=balance,
