@@ -82,6 +82,14 @@ def _ranks(values: list[int]) -> list[int]:
     return ranks
 
 
+def _no_bot_account(user: discord.User | discord.Member) -> None:
+    """Another bot's account (a music bot, say) has no balance, stats or grants here: looking
+    one up must not open a wallet for it."""
+    if user.bot:
+        raise ServiceError(f"{md(_name(user))} is a bot account: only members play here, so it "
+                           "has no units or stats.")
+
+
 def _what_to_allow(interaction: discord.Interaction) -> str:
     """What the bot needs to post in the interaction's channel, in the words of Discord's
     settings: in a thread, Send Messages in Threads (Send Messages does nothing there), and
@@ -424,10 +432,11 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         self, interaction: discord.Interaction, user: discord.User | None = None
     ) -> None:
         who = user or interaction.user
+        _no_bot_account(who)
         wallet, in_play = await self.service.balance(_guild_id(interaction), who.id, _name(who))
         extra = f" (+{in_play} at tables)" if in_play else ""
         await interaction.response.send_message(
-            f"💰 **{md(_name(who))}** has {wallet} units{extra}.", ephemeral=True
+            f"💰 **{md(_name(who))}** has {plural(wallet, 'unit')}{extra}.", ephemeral=True
         )
 
     @app_commands.command(name="leaderboard", description="The server's best players")
@@ -464,6 +473,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         self, interaction: discord.Interaction, user: discord.User | None = None
     ) -> None:
         who = user or interaction.user
+        _no_bot_account(who)
         await interaction.response.defer(ephemeral=True, thinking=True)  # a query and an image
         st = await self.service.stats(_guild_id(interaction), who.id, _name(who))
         hands = max(st.hands, 1)
@@ -514,6 +524,7 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
         self, interaction: discord.Interaction, user: discord.User,
         amount: app_commands.Range[int, -10_000_000, 10_000_000],
     ) -> None:
+        _no_bot_account(user)
         balance = await self.service.grant(
             _guild_id(interaction), interaction.user.id, user.id, _name(user), amount,
             _manage(interaction),
@@ -521,7 +532,8 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
         log.info("grant: %s gave %s units to %s in guild %s", interaction.user.id, amount,
                  user.id, interaction.guild_id)
         await interaction.response.send_message(
-            f"💰 {amount:+d} units for **{md(_name(user))}** (now {balance}). Logged for audit."
+            f"💰 {amount:+d} {'unit' if abs(amount) == 1 else 'units'} for "
+            f"**{md(_name(user))}** (now {balance}). Logged for audit."
         )
 
     @app_commands.command(name="settings", description="Server defaults: Manage Server")

@@ -466,3 +466,21 @@ async def test_a_long_tie_is_drawn_to_twenty_rows_and_counted_after(tmp_path: An
         assert r.content.rstrip().endswith("… and 5 more players tied at rank 1"), r.content
         assert len(r.files) == 1
         w.fake.assert_clean()
+
+
+async def test_another_bots_account_has_no_wallet(tmp_path: Any) -> None:
+    """/ofc balance, /ofc stats and /ofc-admin grant on another bot's account (a music bot)
+    are refused, and no player row is opened for it; one unit reads singular."""
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        music = w.fake.add_user("tunes", guild=w.guild, bot=True)
+        for command, options in (("ofc balance", {"user": music}),
+                                 ("ofc stats", {"user": music}),
+                                 ("ofc-admin grant", {"user": music, "amount": 5})):
+            r = await w.slash(w.admin, command, **options)
+            assert r.ephemeral and "is a bot account" in r.content, (command, r.content)
+        assert await w.store._scalar("SELECT COUNT(*) FROM players WHERE user_id = ?",
+                                     (music.id,)) == 0
+        r = await w.slash(w.admin, "ofc-admin grant", user=w.bob, amount=1)
+        assert "+1 unit for" in r.content
+        w.fake.assert_clean()
