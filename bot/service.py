@@ -1290,8 +1290,7 @@ class TableService:
         return await self._close_gone(t)
 
     async def _close_gone(self, t: TableState, delay: float = 0.0) -> bool:
-        if delay:
-            await asyncio.sleep(delay)
+        """``delay``: how long this try waited after the last failed one (0: the first)."""
         async with t.lock:
             if t.id not in self.tables:  # closed meanwhile
                 return False
@@ -2406,10 +2405,10 @@ class TableService:
         assert t.hand_row is not None
         number = t.hand_row.number
         given_back = {}
-        if t.hand is not None:
+        if t.hand is not None:  # (as dealt: the next deal sizes it by the options then)
             rules = t.table_rules
-            now = [rules.fantasyland_cards_now(c) for c in t.hand.fantasyland]
-            given_back = {str(t.hand_seats[i]): c for i, c in enumerate(now) if c}
+            given_back = {str(t.hand_seats[i]): c for i, c in enumerate(t.hand.fantasyland)
+                          if rules.fantasyland_cards_now(c)}
         extra = {**t.row.extra, "fantasyland": {**t.row.extra.get("fantasyland", {}),
                                                  **given_back}}
         try:

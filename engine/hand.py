@@ -317,8 +317,8 @@ class Hand:
             if seat == viewer:
                 seen.update(self.pending[seat])
                 seen.update(self.discards[seat])
-            if self.is_over and self.naturals[seat]:
-                seen.update(self.natural_cards[seat])
+            if (self.is_over or seat == viewer) and self.naturals[seat]:
+                seen.update(self.natural_cards[seat])  # (the declarer holds them)
         return seen
 
     def redacted_for(self, seat: int) -> Hand:
