@@ -22,8 +22,9 @@ where it was stuck to the log (``faulthandler``) and exits, so that the calls qu
 tried again (it would hang again): its ``fallback`` runs in a thread instead (a timeout's plain
 move), or ``Hung`` is raised.  (The parent knows when a call was sent, not when it began to
 run: a call that had already waited the whole limit in the queue when the worker was stopped
-is taken for the hung one and gets its fallback too.)  Threads (``processes=0``) have no
-watchdog: a thread cannot be stopped.
+is taken for the hung one and gets its fallback too.)  A worker whose watchdog cannot act (the
+process stopped or frozen; no stderr) is killed by the bot ``HANG_MARGIN`` seconds later, with
+the same outcome.  Threads (``processes=0``) have no watchdog: a thread cannot be stopped.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ T = TypeVar("T")
 
 HANG_LIMIT = 30.0
 """Seconds a call may run in a worker before it counts as a hang (see the module's doc)."""
+HANG_MARGIN = 5.0
+"""Seconds past ``HANG_LIMIT`` after which the bot stops waiting for a worker whose own watchdog
+did not act (a frozen process: stopped, or its cgroup frozen; a worker without stderr has no
+watchdog): the worker is killed and the call goes the way of a hang."""
 
 
 class Hung(Exception):
@@ -67,6 +72,12 @@ def _limited(limit: float, call: Callable[[], T]) -> T:
         return call()
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    """An abandoned call's outcome, read so that it is not reported as never retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _follow_parent() -> None:
@@ -151,7 +162,13 @@ class Thinker:
                 self._drop(self._pool)
                 break
             try:
-                return await future
+                return await asyncio.wait_for(asyncio.shield(future),
+                                              self.hang_limit + HANG_MARGIN)
+            except TimeoutError:  # its own watchdog did not stop it: the bot does
+                future.add_done_callback(_consume)
+                log.error("the AI worker process did not answer nor stop within %.0f s; "
+                          "killing it", self.hang_limit + HANG_MARGIN)
+                self._drop(pool, kill=True)
             except BrokenProcessPool:
                 self._drop(pool)
                 if time.monotonic() - start < self.hang_limit:
@@ -168,9 +185,10 @@ class Thinker:
             return await asyncio.to_thread(fallback)
         return await asyncio.to_thread(call)
 
-    def _drop(self, pool: ProcessPoolExecutor | None) -> None:
+    def _drop(self, pool: ProcessPoolExecutor | None, kill: bool = False) -> None:
         """Stop ``pool`` and forget it if it is still the current one (a late report about
-        an old pool must not stop its replacement)."""
+        an old pool must not stop its replacement).  ``kill``: SIGKILL its processes (a
+        stopped process never handles SIGTERM)."""
         if pool is None:
             return
         if self._pool is pool:
@@ -182,7 +200,10 @@ class Thinker:
             pool.shutdown(wait=False, cancel_futures=True)
             for process in processes:
                 if process.is_alive():
-                    process.terminate()
+                    if kill:
+                        process.kill()
+                    else:
+                        process.terminate()
         except Exception:  # never in the way of the retry
             log.exception("stopping an AI worker process failed")
 
