@@ -2266,6 +2266,8 @@ class TableService:
             snapshot = t.hand.redacted_for(hs)  # what this seat may see, nothing more
         # think without holding the table: the others' commands go on meanwhile
         natural = await self.thinker.run(choose_natural, snapshot, hs, fallback=lambda: None)
+        if not natural and not current():  # (closed or moved on meanwhile: no search for it)
+            return
         placed, discards = (
             ((), ()) if natural else await self.thinker.run(
                 choose_move, snapshot, hs, level, fallback=_plain_move(snapshot, hs))
