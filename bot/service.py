@@ -2573,11 +2573,21 @@ class TableService:
             lines.append("Bots play for points only: results against a bot move no units.")
         return lines
 
-    async def history(self, channel_id: int, count: int) -> list[tuple[HandRow, list[HandResult]]]:
-        t = self.table_in_channel(channel_id)
+    async def history(
+        self, channel_id: int, count: int
+    ) -> tuple[list[tuple[HandRow, list[HandResult]]], bool]:
+        """The last ``count`` hands of the channel's table, and whether that table is closed
+        (with no table open in the channel, the last one that was: its record outlives it)."""
         if not 1 <= count <= 25:
             raise ServiceError("Choose a count from 1 to 25.")
-        return await self.store.history(t.id, count)
+        try:
+            table_id, closed = self.table_in_channel(channel_id).id, False
+        except ServiceError:
+            last = await self.store.last_table_in_channel(channel_id)
+            if last is None or last.status != "closed":
+                raise
+            table_id, closed = last.id, True
+        return await self.store.history(table_id, count), closed
 
     async def balance(self, guild_id: int, user_id: int, name: str) -> tuple[int, int]:
         """(wallet balance, units at tables in this server)."""

@@ -403,12 +403,13 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     async def history(
         self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5
     ) -> None:
-        hands = await self.service.history(_channel_id(interaction), count)
+        hands, closed = await self.service.history(_channel_id(interaction), count)
         if not hands:
-            await interaction.response.send_message("No hand has finished here yet.",
-                                                    ephemeral=True)
+            await interaction.response.send_message(
+                "No hand was played at the last table here (it is closed)." if closed
+                else "No hand has finished here yet.", ephemeral=True)
             return
-        lines = []
+        lines = ["The last table here (closed):"] if closed else []
         for row, results in hands:
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
             parts = []

@@ -695,7 +695,7 @@ async def test_history_count_is_1_to_25() -> None:
         for bad in (0, 26):
             with pytest.raises(ServiceError):
                 await svc.history(CH, bad)
-        assert await svc.history(CH, 25) == []
+        assert await svc.history(CH, 25) == ([], False)
     finally:
         await store.close()
 

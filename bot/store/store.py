@@ -645,6 +645,15 @@ class Store:
             )
         return None if row is None else _table_of(row)
 
+    async def last_table_in_channel(self, channel_id: int) -> TableRow | None:
+        """The channel's latest table, closed or not (``/ofc history`` after a close)."""
+        async with self._lock:
+            row = await self._one(
+                "SELECT * FROM tables WHERE channel_id = ? ORDER BY id DESC LIMIT 1",
+                (_id(channel_id, "channel_id"),),
+            )
+        return None if row is None else _table_of(row)
+
     async def closed_tables_marked(self, key: str) -> list[TableRow]:
         """Closed tables whose ``extra`` holds ``key`` (e.g. a close not yet shown in the
         channel when the bot stopped), oldest first."""

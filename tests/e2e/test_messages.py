@@ -241,3 +241,28 @@ async def test_sitting_out_during_a_hand_says_it_is_still_played(tmp_path: Any) 
         await w.slash(w.alice, "ofc start")
         r = await w.slash(w.bob, "ofc sitout")
         assert "You still play the hand being played (or `/ofc surrender`)." in r.content
+
+
+async def test_history_of_the_last_table_after_it_closed(tmp_path: Any) -> None:
+    """A closed table's record outlives it: /ofc history in its channel shows its hands, said
+    to be of the last table (closed); a channel that never had a table still says so."""
+    async with make_world(tmp_path, seed_factory=lambda: "hist-closed",
+                          next_hand_delay=0.01) as w:
+        await open_table(w, stake=1)
+        svc = w.service
+        t = svc.table_in_channel(w.chan.id)
+        await w.fake.wait_until(lambda: t.hand is not None, 10, "hand 1")
+        await w.slash(w.alice, "ofc close")
+        await svc.surrender(w.chan.id, w.bob.id)
+        await svc.surrender(w.chan.id, w.alice.id)
+        await w.fake.wait_until(lambda: t.id not in svc.tables, 10, "closed")
+        r = await w.slash(w.bob, "ofc history")
+        assert r.ephemeral and r.content.startswith("The last table here (closed):")
+        assert re.search(r"\*\*#1\*\* <t:\d+:f>", r.content) and "(surrendered)" in r.content
+        other = w.fake.add_text_channel(w.guild, "elsewhere")
+        r = await w.fake.slash(w.bob, other, "ofc history")
+        assert r.ephemeral and "#1" not in r.content and "no table" in r.content.lower()
+        await w.slash(w.alice, "ofc new", variant="ofc")  # a new table: its own history
+        r = await w.slash(w.alice, "ofc history")
+        assert r.content == "No hand has finished here yet."
+        w.fake.assert_clean()
