@@ -11,8 +11,6 @@ The three defects it found are fixed; their tests say which ("Was a defect")."""
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +20,7 @@ from engine.autoplay import greedy_set
 
 from .conftest import World, make_world, table_of
 from .fakediscord import FakeUser
+from .test_permissions_review import errors, no_errors  # noqa: F401, F811  (a fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -29,29 +28,6 @@ ROWS = ("top", "middle", "bottom")
 
 
 # --------------------------------------------------------------------------- helpers
-class _Errors(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
-@pytest.fixture
-def logged_errors() -> Iterator[list[logging.LogRecord]]:
-    h = _Errors()
-    root = logging.getLogger()
-    root.addHandler(h)
-    yield h.records
-    root.removeHandler(h)
-
-
-def no_errors(records: list[logging.LogRecord]) -> None:
-    bad = [r.getMessage() for r in records if r.name.startswith(("ofc", "discord"))]
-    assert not bad, bad
-
-
 def refused(rec: Any, *words: str) -> None:
     text = rec.content or ""
     assert rec.ephemeral and text.startswith("⚠️"), text
@@ -125,7 +101,7 @@ async def wait_result(w: World, hand_no: int) -> Any:
 
 # --------------------------------------------------------------------------- options mid-hand
 async def test_options_during_a_hand_wait_for_the_next_one_through_a_restart_and_pay_as_said(
-    tmp_path: Any, logged_errors: Any,
+    tmp_path: Any, errors: Any,  # noqa: F811  (the fixture)
 ) -> None:
     """Hand 1 is played at 1-6 without the moon while the host changes scoring, the moon and
     its points (twice: the last wins) and the bot restarts; /ofc rules says what is played and
@@ -190,7 +166,7 @@ async def test_options_during_a_hand_wait_for_the_next_one_through_a_restart_and
         assert "moon" in show.content.lower()
         assert await w.store.verify_ledger() == []
         w.fake.assert_clean()
-    no_errors(logged_errors)
+    no_errors(errors)
 
 
 @pytest.mark.parametrize(("scoring", "strong_points"), [
