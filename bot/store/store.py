@@ -1224,6 +1224,27 @@ class Store:
 
     # ---------------------------------------------------------------- leaderboards and stats
 
+    _ALL_TIME = """
+        SELECT s.user_id AS user_id, COALESCE(p.name, s.name, '') AS shown, s.units AS units,
+               s.points AS points, s.hands AS hands, s.fantasylands AS fantasylands
+        FROM standings s
+        LEFT JOIN players p ON p.guild_id = s.guild_id AND p.user_id = s.user_id
+        WHERE s.guild_id = ?
+    """
+    # a player's totals over the results ``r`` (each LEFT JOINed to its ledger row ``l``)
+    _TOTALS = """r.user_id AS user_id, MAX(r.name) AS name,
+        COALESCE(SUM(l.amount), 0) AS units, SUM(COALESCE(r.ranked_points, r.points)) AS points,
+        COUNT(*) AS hands, SUM(r.fantasyland) AS fantasylands"""
+    _PERIOD = f"""
+        SELECT {_TOTALS}, COALESCE(MAX(p.name), MAX(r.name), '') AS shown
+        FROM results r
+        LEFT JOIN ledger l
+               ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'
+        LEFT JOIN players p ON p.guild_id = r.guild_id AND p.user_id = r.user_id
+        WHERE r.guild_id = ? AND r.counted = 1 AND r.is_bot = 0 AND r.finished_at >= ?
+        GROUP BY r.user_id
+    """
+
     async def leaderboard(
         self, guild_id: int, by: str = "units", since: float | None = None, limit: int = 10
     ) -> list[LeaderEntry]:
@@ -1234,26 +1255,13 @@ class Store:
         is cut off)."""
         if by not in LEADERBOARD_KEYS:
             raise StoreError(f"Leaderboards: {', '.join(LEADERBOARD_KEYS)}.")
-        # (a condition of its own for a period: "? IS NULL OR finished_at >= ?" kept SQLite
-        # from using the index's finished_at range, so a day read every hand ever)
-        period = "" if since is None else "AND r.finished_at >= ?"
+        # All time reads the totals kept as results are written (migration 005); a period
+        # adds up its results (a query of its own: "? IS NULL OR finished_at >= ?" kept
+        # SQLite from using the index's finished_at range, so a day read every hand ever).
+        query = self._ALL_TIME if since is None else self._PERIOD
         async with self._lock:
             rows = await self._all(
-                f"""
-                SELECT r.user_id,
-                       COALESCE(MAX(p.name), MAX(r.name), '') AS name,
-                       COALESCE(SUM(l.amount), 0) AS units,
-                       SUM(COALESCE(r.ranked_points, r.points)) AS points,
-                       COUNT(*) AS hands,
-                       SUM(r.fantasyland) AS fantasylands
-                FROM results r
-                LEFT JOIN ledger l
-                       ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'
-                LEFT JOIN players p ON p.guild_id = r.guild_id AND p.user_id = r.user_id
-                WHERE r.guild_id = ? AND r.counted = 1 AND r.is_bot = 0 {period}
-                GROUP BY r.user_id
-                ORDER BY {by} DESC, units DESC, points DESC, r.user_id ASC
-                """,
+                f"{query} ORDER BY {by} DESC, units DESC, points DESC, user_id ASC",
                 (_id(guild_id, "guild_id"), *(() if since is None else (since,))),
             )
         limit = max(0, int(limit))
@@ -1262,7 +1270,7 @@ class Store:
             while limit < len(rows) and rows[limit][by] == last:
                 limit += 1
         return [
-            LeaderEntry(user_id=row["user_id"], name=row["name"], units=row["units"],
+            LeaderEntry(user_id=row["user_id"], name=row["shown"], units=row["units"],
                         points=row["points"], hands=row["hands"],
                         fantasylands=row["fantasylands"])
             for row in rows[:limit]
@@ -1420,6 +1428,21 @@ class Store:
                 " LEFT JOIN results r ON r.hand_id = l.hand_id AND r.user_id = l.user_id"
                 " WHERE l.kind = 'hand' AND r.hand_id IS NULL"
             ), "hand {hand_id} user {user_id}: moved {amount} units without a result")
+            add(await self._all(
+                f"WITH t AS (SELECT r.guild_id AS guild_id, {self._TOTALS} FROM results r"
+                "   LEFT JOIN ledger l"
+                "     ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'"
+                "   WHERE r.counted = 1 AND r.is_bot = 0 GROUP BY r.guild_id, r.user_id)"
+                " SELECT t.guild_id, t.user_id FROM t LEFT JOIN standings s"
+                "   ON s.guild_id = t.guild_id AND s.user_id = t.user_id"
+                " WHERE s.user_id IS NULL OR s.units != t.units OR s.points != t.points"
+                "    OR s.hands != t.hands OR s.fantasylands != t.fantasylands"
+                "    OR s.name != t.name"
+                " UNION SELECT s.guild_id, s.user_id FROM standings s"
+                " WHERE NOT EXISTS (SELECT 1 FROM t"
+                "   WHERE t.guild_id = s.guild_id AND t.user_id = s.user_id)"
+            ), "guild {guild_id} user {user_id}: the leaderboard's totals disagree with the"
+               " results")
             add(await self._all(
                 "SELECT a.id AS audit_id, a.amount, COALESCE(SUM(l.amount), 0) AS moved"
                 " FROM audit a LEFT JOIN ledger l ON l.audit_id = a.id AND l.kind = 'grant'"

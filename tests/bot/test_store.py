@@ -549,6 +549,90 @@ async def test_leaderboard_ordering_and_period(store: Store) -> None:
         await store.leaderboard(G, "luck", None)
 
 
+async def test_the_all_time_board_is_the_sum_of_every_counted_result(store: Store) -> None:
+    """All time reads the totals kept as results are written (migration 005): they equal
+    the results added up from the beginning, for every key, after counted and practice
+    hands, hands with bots (which rank nothing), points ranked against humans only, and
+    players renamed; verify_ledger agrees."""
+    rng = random.Random(5)
+    table_id = (await store.create_table(G, CH, ALICE, RULES, 1, 500, 4, 10.0)).id
+    for seat, (user, name) in enumerate(((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"))):
+        await store.seat_player(table_id, seat, G, user, name, 500, 11.0)
+    bot = await store.seat_player(table_id, 3, G, 999, "Bot", 0, 13.0, is_bot=True)
+    assert bot.is_bot
+    for number in range(1, 40):
+        kind = rng.choice(("counted", "counted", "practice", "bot"))
+        a, b = rng.randint(-5, 5), rng.randint(-5, 5)
+        moves = {ALICE: a, BOB: b, CAROL: -a - b}
+        if kind == "practice":
+            await play(store, table_id, number, moves, 10.0 + number, counted=False)
+            continue
+        hand = await store.create_hand(table_id, number, "s", RULES, {}, 10.0 + number)
+        results = [
+            HandResult(user_id=user, seat_no=seat, name=f"{name}{number % 3}",
+                       points=2 * units, units=units, fantasyland=rng.random() < 0.2,
+                       ranked_points=units if kind == "bot" else None)
+            for seat, (user, name, units) in enumerate(
+                ((ALICE, "a", a), (BOB, "b", b), (CAROL, "c", -a - b)))
+        ]
+        if kind == "bot":
+            results.append(HandResult(user_id=999, seat_no=3, name="Bot", points=7, units=0,
+                                      is_bot=True))
+        await store.finish_hand(hand.id, {}, results, moves, 10.0 + number)
+    for by in ("units", "points", "hands", "fantasylands"):
+        kept = await store.leaderboard(G, by, None, limit=100)
+        added = await store.leaderboard(G, by, since=0.0, limit=100)
+        assert kept == added, by
+        assert {e.user_id for e in kept} == {ALICE, BOB, CAROL}
+    assert await store.verify_ledger() == []
+
+
+async def test_verify_ledger_finds_totals_that_disagree_with_the_results(store: Store) -> None:
+    table_id = await two_seated(store)
+    await play(store, table_id, 1, {ALICE: 10, BOB: -10}, 20.0)
+    assert await store.verify_ledger() == []
+    await store._db.execute("UPDATE standings SET units = units + 1 WHERE user_id = ?", (BOB,))
+    await store._db.execute(
+        "INSERT INTO standings (guild_id, user_id, hands) VALUES (?, ?, 1)", (G, CAROL))
+    await store._db.commit()
+    problems = await store.verify_ledger()
+    assert problems == [
+        f"guild {G} user {BOB}: the leaderboard's totals disagree with the results",
+        f"guild {G} user {CAROL}: the leaderboard's totals disagree with the results",
+    ]
+    with pytest.raises(sqlite3.IntegrityError):
+        await store._db.execute("DELETE FROM standings")
+
+
+async def test_migration_005_adds_up_the_totals_of_an_older_database(tmp_path: Path) -> None:
+    """A database at schema 4 with hands in it: migrating fills the totals from its results
+    (bots and practice hands left out), and hands after it add to them."""
+    path = tmp_path / "old.db"
+    store = await Store.open(path)
+    table_id = await two_seated(store)
+    await play(store, table_id, 1, {ALICE: 10, BOB: -10}, 20.0, fantasyland=frozenset({BOB}))
+    await play(store, table_id, 2, {ALICE: 0, BOB: 0}, 21.0, counted=False)
+    await play(store, table_id, 3, {ALICE: -4, BOB: 4}, 22.0, points={ALICE: -1, BOB: 1})
+    before = await store.leaderboard(G, "units", None)
+    await store.close()
+    con = sqlite3.connect(path)  # back to schema 4
+    con.executescript("DROP TRIGGER results_to_standings; DROP TRIGGER standings_no_delete;"
+                      "DROP TABLE standings; PRAGMA user_version = 4;")
+    con.close()
+    store = await Store.open(path)
+    try:
+        assert await store.schema_version() == 5
+        assert await store.leaderboard(G, "units", None) == before
+        assert [(e.user_id, e.units, e.points, e.hands, e.fantasylands) for e in before] == [
+            (ALICE, 6, 9, 2, 0), (BOB, -6, -9, 2, 1)]
+        await play(store, table_id, 4, {ALICE: -7, BOB: 7}, 23.0)
+        board = await store.leaderboard(G, "units", None)
+        assert [(e.user_id, e.units, e.hands) for e in board] == [(BOB, 1, 3), (ALICE, -1, 3)]
+        assert await store.verify_ledger() == []
+    finally:
+        await store.close()
+
+
 async def test_player_stats_and_balance_history(store: Store) -> None:
     table_id = await two_seated(store, buyin=200)
     swings = [50, -20, 30, -100, 40]

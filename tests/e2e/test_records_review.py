@@ -421,6 +421,28 @@ async def test_the_day_leaderboard_reads_the_days_hands_not_every_hand_ever() ->
     assert work[1] < 1.3 * work[0], work
 
 
+async def test_the_all_time_leaderboard_reads_the_totals_not_every_hand_ever() -> None:
+    """Was ~200 ms on a server of 25,000 hands, under the store's lock (every result and its
+    ledger row read and added up): the totals are kept as results are written (migration
+    005), so the all-time board costs the same after 400 or 1,200 hands, and says the same."""
+    store = await Store.open(":memory:")
+    now = 2_000_000_000.0
+    table_id = await _two_seated(store)
+    work = []
+    first = 1
+    for count in (400, 800):
+        await _old_hands(store, table_id, first, count, now - 30 * DAY)
+        first += count
+        work.append(await _steps(store, store.leaderboard(G, "units")))
+        board = await store.leaderboard(G, "units")
+        assert [(e.user_id, e.units, e.hands) for e in board] == [
+            (ALICE, first - 1, first - 1), (BOB, 1 - first, first - 1)]
+        assert board == await store.leaderboard(G, "units", 0.0)
+    adding_up = await _steps(store, store.leaderboard(G, "units", 0.0))
+    await store.close()
+    assert work[1] <= work[0] + 2 and 50 * work[1] < adding_up, (work, adding_up)
+
+
 async def test_stats_of_a_player_read_their_hands_not_the_whole_servers() -> None:
     """Was a defect: player_stats' queries pick results_by_guild (guild_id, counted, is_bot)
     over results_by_user: /ofc stats reads every result of the server, not the player's (fixed)."""
