@@ -15,7 +15,9 @@ import importlib.util
 import io
 import threading
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
+from os.path import commonprefix
 from pathlib import Path
 
 import matplotlib
@@ -250,3 +252,55 @@ def fit_text(text: str, face: str, size: int, width: int) -> str:
     while cut and text_width(cut + "…", face, size) > width:
         cut = cut[:-1]
     return cut.rstrip() + "…" if cut else "…"
+
+
+def fit_name(name: str, others: Iterable[str], face: str, size: int, width: int) -> str:
+    """``name`` cut to ``width`` pixels like ``fit_text``, but told apart from ``others`` (the
+    other names in the same image): when another, different name would be cut to the same
+    text ("Alexander the Great" and "Alexander the Small" both "Alexander t…"), the name keeps
+    its start and the word where it differs, with the ellipsis between ("Alex…Great"); if
+    that does not fit either, the plain cut."""
+    cut = fit_text(name, face, size, width)
+    if cut == name:
+        return name
+    differ = [len(commonprefix((name, other))) for other in set(others)
+              if other != name and fit_text(other, face, size, width) == cut]
+    if not differ:
+        return cut
+    at = max(differ)  # where this name differs from the last of those alike
+    word = at  # the start of the word that differs (not far back: "Player12345…")
+    while word > 1 and name[word - 1].isalnum() and at - word < 6:
+        word -= 1
+    for start in dict.fromkeys((word, max(at - 3, 1), at)):
+        if 1 <= start <= at:
+            shown = _cut_middle(name, start, at, face, size, width)
+            if shown:
+                return shown
+    return cut
+
+
+def _cut_middle(name: str, start: int, at: int, face: str, size: int, width: int) -> str:
+    """``name[:k]…name[start:]`` within ``width``: the longest head that leaves the whole end,
+    else the end cut too, as long as it still shows the word that differs at ``at`` (else its
+    first character; all of the end when ``at`` is the name's end); "" when none does."""
+    tail = name[start:]
+    if at >= len(name):
+        needs = [len(tail)]
+    else:
+        end = at
+        while end < len(name) and name[end].isalnum():
+            end += 1
+        needs = list(dict.fromkeys((max(end, at + 1) - start, at + 1 - start)))
+    for need in needs:
+        for keep in range(start - 1, 0, -1):
+            head = name[:keep].rstrip() + "…"
+            room = width - text_width(head, face, size)
+            if room <= 0:
+                continue
+            rest = fit_text(tail, face, size, room)
+            shown = head + rest
+            if text_width(shown, face, size) > width:
+                continue
+            if rest == tail or (len(rest) - 1 >= need and rest != "…"):
+                return shown
+    return ""

@@ -31,7 +31,7 @@ from .colours import (
     mix,
 )
 from .common import compact, signed
-from .fonts import can_draw, fit_text, shown_name, text_width
+from .fonts import can_draw, fit_name, fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, LeaderboardView, StatsView, Theme
 from .scene import Metrics, Scene
 
@@ -107,7 +107,7 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
             scene.text((rx, cy), str(row.rank), m(17), (30, 26, 20), "bold", anchor="mm")
         else:
             scene.text((rx, cy), str(row.rank), m(18), MUTED, "bold", anchor="mm")
-        name = fit_text(row.name, "bold", m(21), name_w)
+        name = fit_name(row.name, [r.name for r in rows], "bold", m(21), name_w)
         scene.text((x0 + pad + m(56), cy), name, m(21), TEXT, "bold", anchor="lm")
         for col in COLUMNS:
             value = getattr(row, col)

@@ -6,6 +6,7 @@ totals in points and units, then the settlement of every pair."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from engine import Board, Card, PairResult, Rules, cards_text, evaluate
@@ -27,7 +28,7 @@ from .colours import (
     mix,
 )
 from .common import compact, initials, signed, signed_amount
-from .fonts import fit_text, shown_name, text_width
+from .fonts import fit_name, fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
 from .scene import CardSpot, Metrics, Scene
 from .sprites import stamp
@@ -82,27 +83,28 @@ def pair_items(p: PairResult, names: tuple[str, ...], rules: Rules) -> list[Pair
                               f"shooting the moon {signed(p.moon_points)}"))
     if p.surrender_points:
         who = b if p.surrender_points > 0 else a
-        items.append(PairItem(f"{initial_word(who)} surrendered", p.surrender_points,
+        items.append(PairItem(f"{initial_word(who, names)} surrendered", p.surrender_points,
                               f"{who} surrendered {signed(p.surrender_points)}"))
     fa, fb = p.fouled
     sa, sb = p.surrendered
     if (sa or sb) and not p.surrender_points:  # ofc/pineapple: scored as a foul; say why
-        label = "both surrendered" if sa and sb else f"{initial_word(a if sa else b)} surrendered"
+        label = ("both surrendered" if sa and sb
+                 else f"{initial_word(a if sa else b, names)} surrendered")
         text = ("both surrendered" if sa and sb
                 else f"{a if sa else b} surrendered (scored as a foul)")
         items.append(PairItem(label, None, text))
     if fa != fb and not (sa or sb):
         who = a if fa else b
-        items.append(PairItem(f"{initial_word(who)} fouled", None, f"{who} fouled"))
+        items.append(PairItem(f"{initial_word(who, names)} fouled", None, f"{who} fouled"))
     elif p.note and p.note not in ("natural", "surrender", "foul"):
         items.append(PairItem(p.note, None, p.note))
     return items
 
 
-def initial_word(name: str) -> str:
+def initial_word(name: str, others: Iterable[str] = ()) -> str:
     """A name short enough for a chip: cut by its drawn width (the chips' bold, at scale 1;
-    wide characters count as wide), with an ellipsis."""
-    return fit_text(name, "bold", 15, 100)
+    wide characters count as wide), with an ellipsis, told apart from ``others``."""
+    return fit_name(name, others, "bold", 15, 100)
 
 
 def _outcome_colour(o: int) -> RGB:
@@ -267,7 +269,7 @@ def _strip(scene: Scene, m: Metrics, view: ShowdownView, i: int, board: Board | 
         badges.append((f"FANTASYLAND! {fl}", FANTASY, (255, 255, 255)))
     badge_w = sum(text_width(t, "bold", m(14)) + m(14) + m(6) for t, _, _ in badges)
     name_w = max(m(60), right - nx - badge_w - m(8))
-    name = fit_text(view.names[i], "bold", m(24), name_w)
+    name = fit_name(view.names[i], view.names, "bold", m(24), name_w)
     bx = nx + scene.text((nx, cy), name, m(24), TEXT, "bold", anchor="lm") + m(10)
     for text, fill, ink in badges:
         box = scene.pill(bx, cy - m(12), text, m(14), fill, ink, height=m(24), pad=m(7))
@@ -406,7 +408,7 @@ def _chip_span(p: PairResult, names: tuple[str, ...], m: Metrics, width: int) ->
     """Where the chips may go on the pair's first line: after the names, before the total."""
     d = m(26)
     start = 2 * (d + m(6)) + text_width("  vs  ", "regular", m(16)) + m(20)
-    start += sum(text_width(fit_text(names[k], "bold", m(18), m(130)), "bold", m(18))
+    start += sum(text_width(fit_name(names[k], names, "bold", m(18), m(130)), "bold", m(18))
                  for k in (p.a, p.b))
     who, pts = _pair_total_text(p, names)
     if who:
@@ -432,12 +434,12 @@ def _pair_line(scene: Scene, m: Metrics, view: ShowdownView, p: PairResult, tags
     d = m(26)
     _seat_disc(scene, m, p.a, tags[p.a], x + d // 2, cy, d)
     nx = x + d + m(6)
-    na = fit_text(names[p.a], "bold", m(18), m(130))
+    na = fit_name(names[p.a], names, "bold", m(18), m(130))
     nx += scene.text((nx, cy), na, m(18), TEXT, "bold", anchor="lm")
     nx += scene.text((nx, cy), "  vs  ", m(16), MUTED, anchor="lm")
     _seat_disc(scene, m, p.b, tags[p.b], nx + d // 2, cy, d)
     nx += d + m(6)
-    nb = fit_text(names[p.b], "bold", m(18), m(130))
+    nb = fit_name(names[p.b], names, "bold", m(18), m(130))
     scene.text((nx, cy), nb, m(18), TEXT, "bold", anchor="lm")
     # total on the right
     # (the winner by their seat's disc, not their name: two long names alike were cut to

@@ -19,7 +19,7 @@ from .common import (
     street_dots,
     timer_pill,
 )
-from .fonts import fit_text, shown_name, text_width
+from .fonts import fit_name, fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, SeatView, TableView, Theme
 from .scene import CardSpot, Metrics, Scene
 
@@ -110,7 +110,8 @@ def _seat(scene: Scene, m: Metrics, bm: BoardMetrics, view: TableView, i: int, s
         right = box[0] - m(8)
     name_size = m(24)
     button_w = m(34) if seat.is_button else 0
-    name = fit_text(seat.name, "bold", name_size, right - (x + pad) - button_w)
+    name = fit_name(seat.name, [s.name for s in view.seats], "bold", name_size,
+                    right - (x + pad) - button_w)
     nw = scene.text((x + pad, cy), name, name_size, TEXT, "bold", anchor="lm")
     if seat.is_button:
         dealer_button(scene, m, x + pad + nw + m(8), cy)

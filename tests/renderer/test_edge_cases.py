@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Board, Rules, parse_cards, settle
 from renderer import (
@@ -25,7 +27,16 @@ from renderer import (
 from renderer import gallery as g
 from renderer.colours import LOSE, WIN, mix
 from renderer.common import initials
-from renderer.fonts import MAX_MARKS, drawable, font, shown_name, text_mask
+from renderer.fonts import (
+    MAX_MARKS,
+    drawable,
+    fit_name,
+    fit_text,
+    font,
+    shown_name,
+    text_mask,
+    text_width,
+)
 from renderer.hand import hand_scene
 from renderer.leaderboard import leaderboard_scene, stats_scene
 from renderer.model import StatsView
@@ -361,3 +372,28 @@ def test_sitting_out_is_said_once(drawn: list[Drawn]) -> None:
     said = [t for t in texts(drawn) if "sitting out" in t.lower()]
     assert said == ["SITTING OUT"]
     assert describe_table(view).lower().count("sitting out") == 1
+
+
+_NAME_PART = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCXYZ0123456789 _.-", max_size=16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NAME_PART, _NAME_PART, _NAME_PART, st.sampled_from([60, 100, 130, 180]))
+def test_names_cut_alike_are_told_apart(start: str, end_a: str, end_b: str, width: int) -> None:
+    """Two different names with the same start (a 32-character name is Discord's limit): each
+    fits its width, and when the plain cut makes them the same text, fit_name makes them
+    differ when neither is the other's start ("Alexander the Great II" and "Alexander the
+    Great" are told apart by what follows: checked below, not for every width)."""
+    a, b = (start + end_a)[:32], (start + end_b)[:32]
+    fa, fb = fit_name(a, (a, b), "bold", 15, width), fit_name(b, (a, b), "bold", 15, width)
+    assert text_width(fa, "bold", 15) <= max(width, text_width(fit_text(a, "bold", 15, width),
+                                                               "bold", 15))
+    if a == b or fit_text(a, "bold", 15, width) != fit_text(b, "bold", 15, width):
+        assert (fa, fb) == (fit_text(a, "bold", 15, width), fit_text(b, "bold", 15, width))
+    elif not a.strip().startswith(b.strip()) and not b.strip().startswith(a.strip()):
+        assert fa != fb, (a, b, fa, fb)
+
+
+def test_a_name_and_the_same_name_longer_are_told_apart() -> None:
+    names = ("Alexander the Great", "Alexander the Great II")
+    assert [fit_name(n, names, "bold", 15, 100) for n in names] == ["Alex…Great", "Al…Great II"]

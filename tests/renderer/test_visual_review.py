@@ -461,3 +461,33 @@ def test_a_pair_against_a_chinese_surrender_says_so() -> None:
     view = showdown_chinese_naturals()
     p = view.settlement.pair(1, 3)
     assert any("surrendered" in it.label for it in pair_items(p, view.names, view.rules))
+
+
+TWINS = ("Alexander_the_Great_of_Macedonia", "Alexander_the_Small_of_Macedonia")
+
+
+def test_two_long_names_with_the_same_start_stay_apart(drawn: dict[int, list[Drawn]]) -> None:
+    """Was known left: two 32-character names alike for their first 14 characters were cut to
+    the same "Alexander_the…" on the table, the showdown (seat names, each pair's names, the
+    "fouled" chip) and the leaderboard; fonts.fit_name keeps the start and the part where
+    they differ (fixed).  Names that fit, and different names cut differently, are as before."""
+    seats = tuple(SeatView(name, Board.parse(board), stack=100, number=k + 1)
+                  for k, (name, board) in enumerate(zip(TWINS, (PART, FULL), strict=True)))
+    boards = [Board.parse(FULL), Board.parse(FOUL), Board.parse(BOARDS[0])]
+    names = (*TWINS, "Bob")
+    scenes = {
+        "table": table_scene(TableView("OFC", "ofc", seats, street=5, streets=9)),
+        "showdown": showdown_scene(_showdown(names, boards, Rules(variant="pineapple"))),
+        "leaderboard": leaderboard_scene(LeaderboardView("Club", "units", "all time", (
+            LeaderRow(1, TWINS[0], 9, 9, 9, 0), LeaderRow(2, TWINS[1], 5, 5, 5, 0)))),
+    }
+    for what, scene in scenes.items():
+        texts = [t for t, _ in drawn[id(scene)] if t.startswith("A")]
+        great = {t for t in texts if "Gre" in t}
+        small = {t for t in texts if "Sma" in t}
+        assert great and small and not great & small, (what, texts)
+        assert great | small == set(texts), (what, texts)  # every name says which
+    view = _showdown(names, boards, Rules(variant="pineapple"))
+    chips = [it.label for it in pair_items(view.settlement.pair(0, 1), names, view.rules)]
+    assert any("Small" in c and c.endswith(" fouled") for c in chips), chips
+    assert "Bob" in [t for t, _ in drawn[id(scenes["showdown"])]]
