@@ -308,6 +308,9 @@ class TableState:
     player sat in (``/ofc sitin``), while the timeout's move was being found: that move is
     still the timeout's, but they are not sat out nor given the short clock (they said they
     are here).  Saved with the hand."""
+    showdown_notes: list[str] = field(default_factory=list)
+    """Notices that go out just before the showdown of the hand under way (the timeout that
+    played its last move: said before the showdown, not after it).  In memory only."""
     resuming: bool = False
     """Loaded after a restart and not resumed yet (``TableService.resume``): commands wait."""
 
@@ -2172,16 +2175,20 @@ class TableService:
                             t.away.add(hs)  # a short clock for their next decisions
                     if not played:
                         continue
+                    # (the hand's last move: told before its showdown, which settling posts)
+                    preface = self._timeout_text(t, timed_out) if t.hand.is_over else ""
+                    t.showdown_notes = [preface] if preface else []
                     try:
                         await self._after_action(t)
                     except ServiceError:  # not saved, so not played: try again shortly
+                        t.showdown_notes = []
                         failed = True
                     else:
                         failed = False
                         # only a move that was saved sits its player out
                         await self._sit_out_after_timeout(t, timed_out)
                         self._spawn(t, self._timeout_notices(
-                            t, self._timeout_text(t, timed_out), before))
+                            t, "" if preface else self._timeout_text(t, timed_out), before))
                 if failed:
                     await asyncio.sleep(self._retry_delay(t))
                     continue
@@ -2382,7 +2389,8 @@ class TableService:
                 s.user_id for s in t.seats
                 if s.seat_no in result.seat_nos and self.is_broke(t, s) and not s.leaving))
         t.last_result = result
-        self._spawn(t, self._after_showdown(t, result))
+        notes, t.showdown_notes = t.showdown_notes, []
+        self._spawn(t, self._after_showdown(t, result, notes=notes))
 
     async def _clear_hand(self, t: TableState, **written: Any) -> None:
         """The hand is settled or voided: forget it in memory (lock held).  ``written``: the
@@ -2422,9 +2430,12 @@ class TableService:
             self._spawn(t, self._retry_showdown(t, t.hand_row.id))
             return
         await self._clear_hand(t, extra=extra)
-        self._spawn(t, self._notify_void(t, number))
+        notes, t.showdown_notes = t.showdown_notes, []
+        self._spawn(t, self._notify_void(t, number, notes))
 
-    async def _notify_void(self, t: TableState, number: int) -> None:
+    async def _notify_void(self, t: TableState, number: int, notes: Sequence[str] = ()) -> None:
+        for note in notes:
+            await self.notifier.notice(t, note)
         await self.notifier.notice(
             t, f"Hand #{number} could not be settled and was voided: no units moved. "
             "Sorry! The next hand follows."
@@ -2447,8 +2458,11 @@ class TableService:
         return nos[0] if nos else 0
 
     async def _after_showdown(
-        self, t: TableState, result: ShowdownResult, delay: float | None = None
+        self, t: TableState, result: ShowdownResult, delay: float | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
+        for note in notes:
+            await self.notifier.notice(t, note)
         await self.notifier.showdown(t, result)
         await self._showdown_posted(t)
         await self._next_hand_later(t, self.next_hand_delay if delay is None else delay)

@@ -518,3 +518,35 @@ async def test_a_timeout_that_ends_the_players_part_promises_no_short_clock() ->
     assert "They sit out from the next hand" in notice and " s a decision" not in notice
     await svc.shutdown()
     await store.close()
+
+
+class SlowNotices(Recorder):
+    """A channel where a plain message takes longer to go out than a showdown image."""
+
+    async def notice(self, t: Any, text: str, *, ping: bool = True) -> None:
+        await asyncio.sleep(0.2)
+        await super().notice(t, text, ping=ping)
+
+
+async def test_a_timeout_that_ends_the_hand_is_told_before_its_showdown() -> None:
+    """Was flaky (tests/e2e/test_chinese_review.py's set clock): the notice of the timeout
+    that played the hand's last move and the showdown went out from two tasks, so a slow
+    notice came after the showdown it explains.  Now the showdown's task says it first."""
+    clock = Clock()
+    store = await Store.open(":memory:")
+    rec = SlowNotices()
+    svc = TableService(store, rec, next_hand_delay=60, clock=clock,
+                       seed_factory=lambda: "timeout-order")
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    clock.offset += 200  # nobody sets: both clocks run out, the bot sets both hands
+    svc.rearm()
+    await until(lambda: any(e[0] == "showdown" for e in rec.events))
+    kinds = [(e[0], "Time ran out" in str(e[1])) for e in rec.events
+             if e[0] in ("notice", "showdown")]
+    assert kinds == [("notice", True), ("showdown", False)], rec.events
+    assert t.hand is None and t.last_result is not None
+    await svc.shutdown()
+    await store.close()
