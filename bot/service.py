@@ -53,7 +53,7 @@ BOT_USER_BASE = 1_000_000  # bot seats get user ids far below any Discord snowfl
 
 SHUTDOWN_WAIT = 10.0  # seconds ``shutdown`` waits for the tables' tasks to stop
 ROW_NAMES = ("top", "middle", "bottom", "discard")
-PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "all": None}
+PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "month": 30 * 86_400.0, "all": None}
 
 
 def _bot_user_id(table_id: int, seat_no: int) -> int:
@@ -2614,7 +2614,7 @@ class TableService:
         if by not in ("units", "points", "hands", "fantasylands"):
             raise ServiceError("Rank by units, points, hands or fantasylands.")
         if period not in PERIODS:
-            raise ServiceError("The period is day, week or all.")
+            raise ServiceError("The period is day, week, month or all.")
         span = PERIODS[period]
         since = None if span is None else self.clock() - span
         return await self.store.leaderboard(guild_id, by, since, limit)

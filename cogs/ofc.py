@@ -47,7 +47,8 @@ front/mid/back). Nothing is final until it is confirmed.
 table's options.
 """
 
-PERIOD_WORDS = {"day": "last 24 hours", "week": "last 7 days", "all": "all time"}
+PERIOD_WORDS = {"day": "last 24 hours", "week": "last 7 days", "month": "last 30 days",
+                "all": "all time"}
 LEADERBOARD_ROWS = 20
 """Rows a leaderboard draws at most: the top ten and those tied with the tenth (any more of
 that tie are counted under it)."""
@@ -444,7 +445,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     async def leaderboard(
         self, interaction: discord.Interaction,
         by: Literal["units", "points", "hands", "fantasylands"] = "units",
-        period: Literal["day", "week", "all"] = "all",
+        period: Literal["day", "week", "month", "all"] = "all",
     ) -> None:
         # a query over the server's hands and an image: answered at once, posted when ready
         await interaction.response.defer(thinking=True)

@@ -723,7 +723,8 @@ def test_the_numbers_readme_quotes() -> None:
     # Messages are best effort: a command waits at most 1 s for its messages
     assert service.NOTIFY_WAIT == 1.0
     # leaderboard periods; stats over the last 30 hands
-    assert service.PERIODS == {"day": 24 * 3600.0, "week": 7 * 24 * 3600.0, "all": None}
+    assert service.PERIODS == {"day": 24 * 3600.0, "week": 7 * 24 * 3600.0,
+                               "month": 30 * 24 * 3600.0, "all": None}
     assert HISTORY_POINTS == 30
     # Performance / AI
     assert GIL_SWITCH_INTERVAL == 0.001

@@ -1108,7 +1108,7 @@ class Driver:
         elif which == "leaderboard":
             coro = s.svc.leaderboard(G, self.rng.choice(("units", "points", "hands",
                                                          "fantasylands", "luck")),
-                                     self.rng.choice(("day", "week", "all", "year")))
+                                     self.rng.choice(("day", "week", "month", "all", "year")))
         elif which == "stats":
             coro = s.svc.stats(G, uid, USERS[uid])
         elif which == "rules":

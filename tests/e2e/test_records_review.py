@@ -181,14 +181,15 @@ async def _hand(store: Store, table_id: int, number: int, swing: int, when: floa
 
 
 async def test_a_hand_exactly_a_day_or_a_week_ago_is_in_that_period() -> None:
-    """The periods are [now - 24 h, now] and [now - 7 d, now], both ends included, on the
-    service's (injected) clock: a hand finished exactly 24 h ago is in the day's board, one
-    a millisecond earlier only in the week's."""
+    """The periods are [now - 24 h, now], [now - 7 d, now] and [now - 30 d, now], both ends
+    included, on the service's (injected) clock: a hand finished exactly 24 h ago is in the
+    day's board, one a millisecond earlier only in the week's; likewise a week and 30 days."""
     now = 2_000_000_000.0
     svc, rec, store = await make(clock=lambda: now)
     table_id = await _two_seated(store)
     for number, (when, swing) in enumerate((
         (now - WEEK - 0.001, 1), (now - WEEK, 2), (now - DAY - 0.001, 4), (now - DAY, 8),
+        (now - 30 * DAY - 0.001, 16), (now - 30 * DAY, 32),
     ), start=1):
         await _hand(store, table_id, number, swing, when)
 
@@ -198,7 +199,8 @@ async def test_a_hand_exactly_a_day_or_a_week_ago_is_in_that_period() -> None:
 
     assert await alice("day") == (8, 1)
     assert await alice("week") == (14, 3)
-    assert await alice("all") == (15, 4)
+    assert await alice("month") == (47, 5)
+    assert await alice("all") == (63, 6)
     await svc.shutdown()
     await store.close()
 
@@ -250,6 +252,8 @@ async def test_leaderboard_text_and_image_share_ranks_names_and_leave_bots_out(
             assert name in texts
         drawn_ranks = [int(d.text) for d in drawn if d.anchor == "mm" and d.text.isdigit()]
         assert drawn_ranks == [1, 1, 3] and "Robo" not in texts
+        month = await w.slash(w.alice, "ofc leaderboard", by="units", period="month")
+        assert "last 30 days" in month.content and month.content.split("\n")[1:] == lines
         hist = await w.slash(w.alice, "ofc history")
         assert "carol −" not in hist.content and "carol -25 pts" in hist.content
         assert "Robo +20 pts" in hist.content and "Caroline" not in hist.content
