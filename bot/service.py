@@ -32,6 +32,7 @@ from engine.scoring import Settlement, units_moved
 from .stopping import stop_tasks
 from .store import (
     AlreadyApplied,
+    AuditEntry,
     HandResult,
     HandRow,
     InsufficientFunds,
@@ -53,6 +54,8 @@ BOT_USER_BASE = 1_000_000  # bot seats get user ids far below any Discord snowfl
 
 SHUTDOWN_WAIT = 10.0  # seconds ``shutdown`` waits for the tables' tasks to stop
 ROW_NAMES = ("top", "middle", "bottom", "discard")
+REASON_LENGTH = 200
+"""The longest reason a grant keeps for the audit log (characters)."""
 PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "month": 30 * 86_400.0, "all": None}
 
 
@@ -2624,17 +2627,34 @@ class TableService:
         return await self.store.player_stats(guild_id, user_id)
 
     async def grant(
-        self, guild_id: int, by_user: int, user_id: int, name: str, amount: int, manage: bool
+        self, guild_id: int, by_user: int, user_id: int, name: str, amount: int, manage: bool,
+        reason: str = "",
     ) -> int:
+        """Give (or take back) units; the audit log keeps who, to whom, how many and why
+        (``reason``: one line, at most ``REASON_LENGTH`` characters)."""
         if not manage:
             raise ServiceError("Only members with Manage Server can grant units.")
         if amount == 0:
             raise ServiceError("Grant a positive amount (or a negative one to take units back).")
+        reason = " ".join(reason.split())
+        if len(reason) > REASON_LENGTH:
+            raise ServiceError(f"The reason is {len(reason)} characters long; at most "
+                               f"{REASON_LENGTH}.")
         await self.store.ensure_player(guild_id, user_id, name)
         try:
-            return await self.store.grant(guild_id, user_id, amount, by_user, "grant")
+            return await self.store.grant(guild_id, user_id, amount, by_user, reason)
         except StoreError as e:
             raise ServiceError(str(e)) from None
+
+    async def audit(
+        self, guild_id: int, manage: bool, count: int = 10, user_id: int | None = None
+    ) -> list[AuditEntry]:
+        """The server's last ``count`` (1-25) grants, newest first (to ``user_id`` only)."""
+        if not manage:
+            raise ServiceError("Only members with Manage Server can read the audit log.")
+        if not 1 <= count <= 25:
+            raise ServiceError("Show 1 to 25 grants.")
+        return await self.store.audit_log(guild_id, count, user_id)
 
     async def update_settings(
         self, guild_id: int, manage: bool, **changes: Any

@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.service import ServiceError, TableService
+from bot.service import REASON_LENGTH, ServiceError, TableService
 from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from renderer import (
@@ -525,18 +525,45 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
     async def grant(
         self, interaction: discord.Interaction, user: discord.User,
         amount: app_commands.Range[int, -10_000_000, 10_000_000],
+        reason: app_commands.Range[str, 1, REASON_LENGTH] | None = None,
     ) -> None:
         _no_bot_account(user)
         balance = await self.service.grant(
             _guild_id(interaction), interaction.user.id, user.id, _name(user), amount,
-            _manage(interaction),
+            _manage(interaction), reason or "",
         )
         log.info("grant: %s gave %s units to %s in guild %s", interaction.user.id, amount,
                  user.id, interaction.guild_id)
         await interaction.response.send_message(
             f"💰 {amount:+d} {'unit' if abs(amount) == 1 else 'units'} for "
-            f"**{md(_name(user))}** (now {balance}). Logged for audit."
+            f"**{md(_name(user))}** (now {balance})"
+            f"{' — ' + md(' '.join(reason.split())) if reason else ''}. Logged for audit."
         )
+
+    @app_commands.command(name="audit", description="The last grants of units: Manage Server")
+    async def audit(
+        self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 10,
+        user: discord.User | None = None,
+    ) -> None:
+        entries = await self.service.audit(_guild_id(interaction), _manage(interaction), count,
+                                           None if user is None else user.id)
+        if not entries:
+            whom = "" if user is None else f" to **{md(_name(user))}**"
+            await interaction.response.send_message(f"No units were granted{whom} yet.",
+                                                    ephemeral=True)
+            return
+        lines = []
+        for e in entries:  # (times in each reader's time zone; mentions shown, never pinged)
+            units = f"{e.amount:+d} {'unit' if abs(e.amount) == 1 else 'units'}"
+            # ("grant" was every reason before grants took one)
+            why = f" — {md(e.reason)}" if e.reason and e.reason != "grant" else ""
+            lines.append(f"<t:{int(e.created_at)}:f> <@{e.by_user_id}> gave {units} to "
+                         f"<@{e.user_id}> (balance after: {e.balance_after}){why}")
+        none = discord.AllowedMentions.none()
+        first, *rest = split_message("\n".join(lines))
+        await interaction.response.send_message(first, ephemeral=True, allowed_mentions=none)
+        for more in rest:
+            await interaction.followup.send(more, ephemeral=True, allowed_mentions=none)
 
     @app_commands.command(name="settings", description="Server defaults: Manage Server")
     async def settings(

@@ -517,12 +517,16 @@ class Store:
             )
             return after
 
-    async def audit_log(self, guild_id: int, limit: int = 20) -> list[AuditEntry]:
-        """Grants in the server, newest first."""
+    async def audit_log(
+        self, guild_id: int, limit: int = 20, user_id: int | None = None
+    ) -> list[AuditEntry]:
+        """Grants in the server (to ``user_id`` only, if given), newest first."""
+        who = "" if user_id is None else " AND user_id = ?"
+        params = (() if user_id is None else (_id(user_id, "user_id"),))
         async with self._lock:
             rows = await self._all(
-                "SELECT * FROM audit WHERE guild_id = ? ORDER BY id DESC LIMIT ?",
-                (_id(guild_id, "guild_id"), max(0, int(limit))),
+                f"SELECT * FROM audit WHERE guild_id = ?{who} ORDER BY id DESC LIMIT ?",
+                (_id(guild_id, "guild_id"), *params, max(0, int(limit))),
             )
         return [_audit_of(row) for row in rows]
 

@@ -550,3 +550,20 @@ async def test_a_timeout_that_ends_the_hand_is_told_before_its_showdown() -> Non
     assert t.hand is None and t.last_result is not None
     await svc.shutdown()
     await store.close()
+
+
+async def test_a_grant_keeps_its_reason_on_one_line_and_the_audit_is_for_managers() -> None:
+    svc, rec, store = await make()
+    with pytest.raises(ServiceError, match="at most 200"):
+        await svc.grant(G, ALICE, BOB, "bob", 5, True, "x" * 201)
+    assert await svc.audit(G, True) == []  # nothing granted
+    await svc.grant(G, ALICE, BOB, "bob", 5, True, "  first\n\tplace  ")
+    (entry,) = await svc.audit(G, True, 1, BOB)
+    assert (entry.by_user_id, entry.amount, entry.reason) == (ALICE, 5, "first place")
+    with pytest.raises(ServiceError, match="Manage Server"):
+        await svc.audit(G, False)
+    with pytest.raises(ServiceError, match="1 to 25"):
+        await svc.audit(G, True, 26)
+    assert await svc.audit(G, True, 5, CAROL) == []
+    await svc.shutdown()
+    await store.close()

@@ -61,3 +61,41 @@ async def test_server_commands_are_for_managers_only(tmp_path: Any) -> None:
         assert "`/ofc grant`" not in member + manager
         assert "`/ofc-admin grant` —" in manager and "`/ofc-admin settings` —" in manager
         w.fake.assert_clean()
+
+
+async def test_grants_take_a_reason_and_managers_read_them_in_the_audit_log(
+    tmp_path: Any,
+) -> None:
+    """/ofc-admin grant keeps who gave how many units to whom, the balance after and why;
+    /ofc-admin audit shows the last ones to a manager, privately, newest first, for one
+    member if asked; members cannot read it."""
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        r = await w.slash(w.admin, "ofc-admin audit")
+        assert r.ephemeral and r.content == "No units were granted yet."
+        r = await w.slash(w.admin, "ofc-admin grant", user=w.bob, amount=50,
+                          reason="won the  **weekly**\ntournament")
+        assert not r.ephemeral and r.content.endswith(
+            "(now 1050) — won the \\*\\*weekly\\*\\* tournament. Logged for audit.")
+        await w.slash(w.admin, "ofc-admin grant", user=w.carol, amount=-1)
+        await w.slash(w.admin, "ofc-admin grant", user=w.bob, amount=7)
+        r = await w.slash(w.admin, "ofc-admin audit")
+        assert r.ephemeral
+        lines = r.content.split("\n")
+        assert len(lines) == 3
+        assert lines[0].endswith(f"<@{w.admin.id}> gave +7 units to <@{w.bob.id}>"
+                                 " (balance after: 1057)")
+        assert lines[1].endswith(f"<@{w.admin.id}> gave -1 unit to <@{w.carol.id}>"
+                                 " (balance after: 999)")
+        assert lines[2].endswith("(balance after: 1050) — won the \\*\\*weekly\\*\\* tournament")
+        assert all(line.startswith("<t:") for line in lines)
+        r = await w.slash(w.admin, "ofc-admin audit", count=1, user=w.carol)
+        assert r.content.split("\n") == [lines[1]]
+        r = await w.slash(w.admin, "ofc-admin audit", user=w.dave)
+        assert r.content == "No units were granted to **dave** yet."
+        with pytest.raises(ComponentUnavailable, match="lacks permissions"):
+            await w.slash(w.bob, "ofc-admin audit")
+        entries = await w.service.audit(w.guild.id, True, 25)
+        assert [(e.user_id, e.amount, e.reason) for e in entries] == [
+            (w.bob.id, 7, ""), (w.carol.id, -1, ""), (w.bob.id, 50, "won the **weekly** tournament")]
+        w.fake.assert_clean()
