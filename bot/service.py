@@ -313,7 +313,8 @@ class TableState:
     are here).  Saved with the hand."""
     showdown_notes: list[str] = field(default_factory=list)
     """Notices that go out just before the showdown of the hand under way (the timeout that
-    played its last move: said before the showdown, not after it).  In memory only."""
+    played its last move: said before the showdown, not after it).  Saved with the hand (and
+    in its final state: a restart before the showdown was posted still says them)."""
     resuming: bool = False
     """Loaded after a restart and not resumed yet (``TableService.resume``): commands wait."""
 
@@ -448,6 +449,8 @@ class ShowdownResult:
     """Per hand seat, the table seat (from 0) it was dealt to."""
     broke: tuple[int, ...] = ()
     """Users whose stack this hand emptied: not dealt in until they buy in again."""
+    notes: tuple[str, ...] = ()
+    """Notices that go out just before the showdown (``TableState.showdown_notes``)."""
 
 
 @dataclass(frozen=True)
@@ -710,6 +713,7 @@ class TableService:
         t.back_late = {**{int(k): int(v) for k, v in st.get("back_late", {}).items()},
                        **t.back_late}
         t.hand_practice = bool(st.get("practice", practice_of(t.seats)))
+        t.showdown_notes = [str(x) for x in st.get("showdown_notes", [])]
         t.stored = st
 
     async def shutdown(self) -> None:
@@ -1612,6 +1616,7 @@ class TableService:
             "away": sorted(t.away),
             "back_late": {str(k): v for k, v in t.back_late.items()},
             "practice": t.hand_practice,
+            "showdown_notes": list(t.showdown_notes),
         }
 
     def _set_deadlines(self, t: TableState) -> None:
@@ -2384,7 +2389,7 @@ class TableService:
             user_ids=tuple(seat.user_id if seat else 0 for seat in seats), settlement=s,
             units=None if practice else tuple(units), fantasyland_next=earned,
             practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
-            seat_nos=tuple(t.hand_seats),
+            seat_nos=tuple(t.hand_seats), notes=tuple(t.showdown_notes),
         )
         await self._clear_hand(t, button=button_seat, extra=extra)
         if not practice:  # (not those leaving: they go)
@@ -2392,8 +2397,7 @@ class TableService:
                 s.user_id for s in t.seats
                 if s.seat_no in result.seat_nos and self.is_broke(t, s) and not s.leaving))
         t.last_result = result
-        notes, t.showdown_notes = t.showdown_notes, []
-        self._spawn(t, self._after_showdown(t, result, notes=notes))
+        self._spawn(t, self._after_showdown(t, result))
 
     async def _clear_hand(self, t: TableState, **written: Any) -> None:
         """The hand is settled or voided: forget it in memory (lock held).  ``written``: the
@@ -2403,6 +2407,7 @@ class TableService:
         t.stored = None
         t.deadlines = {}
         t.drafts = {}
+        t.showdown_notes = []
         t.away = set()
         t.back_late = {}
         t.settle_failures = 0
@@ -2432,8 +2437,8 @@ class TableService:
             # or nothing would ever deal the next hand before a restart
             self._spawn(t, self._retry_showdown(t, t.hand_row.id))
             return
+        notes = tuple(t.showdown_notes)
         await self._clear_hand(t, extra=extra)
-        notes, t.showdown_notes = t.showdown_notes, []
         self._spawn(t, self._notify_void(t, number, notes))
 
     async def _notify_void(self, t: TableState, number: int, notes: Sequence[str] = ()) -> None:
@@ -2461,10 +2466,9 @@ class TableService:
         return nos[0] if nos else 0
 
     async def _after_showdown(
-        self, t: TableState, result: ShowdownResult, delay: float | None = None,
-        notes: Sequence[str] = (),
+        self, t: TableState, result: ShowdownResult, delay: float | None = None
     ) -> None:
-        for note in notes:
+        for note in result.notes:
             await self.notifier.notice(t, note)
         await self.notifier.showdown(t, result)
         await self._showdown_posted(t)
@@ -2513,6 +2517,7 @@ class TableService:
                 t.table_rules.fantasyland_cards_now(c) for c in hand.fantasyland_next),
             practice=practice, rules=hand.rules, natural_cards=tuple(hand.natural_cards),
             seat_nos=seat_nos, broke=broke,
+            notes=tuple(str(x) for x in st.get("showdown_notes", [])),
         )
 
     async def _next_hand_later(self, t: TableState, delay: float, retry: bool = False) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from bot.store import Store
 
-from .test_service import ALICE, BOB, CH, G, finish_by_autoplay, make
+from .test_service import ALICE, BOB, CH, Clock, G, finish_by_autoplay, make, until
 
 
 class Crash(BaseException):
@@ -120,5 +120,40 @@ async def test_a_kill_right_after_the_deal_commit_resumes_the_same_hand(
     assert await store2.verify_ledger() == []
     owned, given = await store2.total_units(G)
     assert owned == given
+    await svc2.shutdown()
+    await store2.close()
+
+
+async def test_a_kill_after_a_timeout_settled_the_hand_still_tells_the_timeout_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clocks ran out and the bot played the hand's last moves; the settlement committed,
+    then the process died before the showdown was posted.  The restart posts the timeout's
+    notice ("Time ran out ...: they sit out") and then the showdown, as the live bot would
+    have: the notice is part of the hand's final state."""
+    db = tmp_path / "crash.sqlite3"
+    clock = Clock()
+    svc, rec, store = await make(db, seed_factory=lambda: "crash-timeout", clock=clock)
+    await svc.new_table(G, CH, ALICE, "alice", variant="chinese", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand_row is not None
+    hand_id = t.hand_row.id
+    crash_after(store, "finish_hand", monkeypatch)
+    clock.offset += 300  # nobody sets: the bot sets both hands, the settlement commits
+    svc.rearm()
+    await until(lambda: t.timer is not None and t.timer.done(), 10)
+    assert not [e for e in rec.events if e[0] == "showdown"]
+    await _abandon(svc, store)
+
+    svc2, rec2, store2 = await make(db, seed_factory=lambda: "crash-timeout-2", clock=clock)
+    await svc2.recover()
+    settled = await store2.get_hand(hand_id)
+    assert settled is not None and settled.status == "done"
+    await until(lambda: any(kind == "showdown" for kind, _ in rec2.events), 10)
+    told = [kind for kind, x in rec2.events
+            if kind == "showdown" or (kind == "notice" and "Time ran out" in str(x))]
+    assert told == ["notice", "showdown"], rec2.events
     await svc2.shutdown()
     await store2.close()
