@@ -256,27 +256,53 @@ def fit_text(text: str, face: str, size: int, width: int) -> str:
 
 def fit_name(name: str, others: Iterable[str], face: str, size: int, width: int) -> str:
     """``name`` cut to ``width`` pixels like ``fit_text``, but told apart from ``others`` (the
-    other names in the same image): when another, different name would be cut to the same
-    text ("Alexander the Great" and "Alexander the Small" both "Alexander t…"), the name keeps
+    other names in the same image): when other, different names would be cut to the same
+    text ("Alexander the Great" and "Alexander the Small" both "Alexander t…"), each keeps
     its start and the word where it differs, with the ellipsis between ("Alex…Great"); if
-    that does not fit either, the plain cut."""
+    nothing that fits tells it apart, the plain cut."""
     cut = fit_text(name, face, size, width)
     if cut == name:
         return name
-    differ = [len(commonprefix((name, other))) for other in set(others)
-              if other != name and fit_text(other, face, size, width) == cut]
-    if not differ:
+    alike = sorted({o for o in others if fit_text(o, face, size, width) == cut} | {name})
+    if len(alike) == 1:
         return cut
-    at = max(differ)  # where this name differs from the last of those alike
-    word = at  # the start of the word that differs (not far back: "Player12345…")
-    while word > 1 and name[word - 1].isalnum() and at - word < 6:
-        word -= 1
-    for start in dict.fromkeys((word, max(at - 3, 1), at)):
-        if 1 <= start <= at:
-            shown = _cut_middle(name, start, at, face, size, width)
-            if shown:
-                return shown
-    return cut
+    return _apart(tuple(alike), face, size, width)[alike.index(name)]
+
+
+@lru_cache(maxsize=512)
+def _apart(names: tuple[str, ...], face: str, size: int, width: int) -> tuple[str, ...]:
+    """What each of ``names`` (which ``fit_text`` cuts alike) shows: its first choice
+    (``_choices``), or when another name shows that too, its next choice that none shows."""
+    choices = [_choices(n, names, face, size, width) for n in names]
+    shown = [c[0] for c in choices]
+    for _ in range(2 * len(names)):  # (each pass settles at least one name, or nothing can)
+        moved = False
+        for i, mine in enumerate(choices):
+            taken = shown[:i] + shown[i + 1:]
+            if shown[i] in taken:
+                free = next((c for c in mine if c not in taken), None)
+                if free is not None:
+                    shown[i], moved = free, True
+        if not moved:
+            break
+    return tuple(shown)
+
+
+def _choices(name: str, names: tuple[str, ...], face: str, size: int, width: int) -> list[str]:
+    """The texts that tell ``name`` apart from the others, best first: from where it differs
+    from the one most like it, then from the others; the plain cut last."""
+    out: list[str] = []
+    for at in sorted({len(commonprefix((name, o))) for o in names if o != name}, reverse=True):
+        word = at  # the start of the word that differs (not far back: "Player12345…")
+        while word > 1 and name[word - 1].isalnum() and at - word < 6:
+            word -= 1
+        for start in dict.fromkeys((word, max(at - 3, 1), at)):
+            if 1 <= start <= at:
+                shown = _cut_middle(name, start, at, face, size, width)
+                if shown and shown not in out:
+                    out.append(shown)
+    cut = fit_text(name, face, size, width)
+    return [*out, cut] if cut not in out else out
 
 
 def _cut_middle(name: str, start: int, at: int, face: str, size: int, width: int) -> str:
