@@ -7,6 +7,7 @@ import contextlib
 import functools
 import io
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
@@ -72,10 +73,16 @@ def carries_button(message: discord.Message, table_id: int) -> bool:
                for row in message.components for item in getattr(row, "children", ()))
 
 
+# What discord.py's escape_markdown escapes, but each bracket on its own: its masked-link
+# pattern (``\[.+\]\(.+\)``) is greedy and escapes only the first "[" of what it spans, so
+# "[a](b) **bold** [c](d)" kept the bold between two links live.
+_MARKDOWN = re.compile(r"[_\\~|*`\[\]]|^>(?:>>)?\s|^#{1,3}|^\s*-", re.MULTILINE)
+
+
 def md(text: str) -> str:
-    """A player's text in a message, shown as typed: no markdown (``*``, ``_``, ``||``, ``#``)
-    and no mentions (``@everyone``, ``<@id>``)."""
-    return discord.utils.escape_markdown(discord.utils.escape_mentions(text))
+    """A player's text in a message, shown as typed: no markdown (``*``, ``_``, ``||``, ``#``,
+    masked links) and no mentions (``@everyone``, ``<@id>``)."""
+    return _MARKDOWN.sub(lambda m: "\\" + m.group(0), discord.utils.escape_mentions(text))
 
 
 def split_message(text: str, limit: int = 1990) -> list[str]:
