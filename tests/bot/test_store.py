@@ -604,6 +604,14 @@ async def test_verify_ledger_finds_totals_that_disagree_with_the_results(store: 
         await store._db.execute("DELETE FROM standings")
 
 
+def back_to_schema_4(path: Path) -> None:
+    """The database at ``path`` as the bot before migration 005 left it (no standings)."""
+    con = sqlite3.connect(path)
+    con.executescript("DROP TRIGGER results_to_standings; DROP TRIGGER standings_no_delete;"
+                      "DROP TABLE standings; PRAGMA user_version = 4;")
+    con.close()
+
+
 async def test_migration_005_adds_up_the_totals_of_an_older_database(tmp_path: Path) -> None:
     """A database at schema 4 with hands in it: migrating fills the totals from its results
     (bots and practice hands left out), and hands after it add to them."""
@@ -615,10 +623,7 @@ async def test_migration_005_adds_up_the_totals_of_an_older_database(tmp_path: P
     await play(store, table_id, 3, {ALICE: -4, BOB: 4}, 22.0, points={ALICE: -1, BOB: 1})
     before = await store.leaderboard(G, "units", None)
     await store.close()
-    con = sqlite3.connect(path)  # back to schema 4
-    con.executescript("DROP TRIGGER results_to_standings; DROP TRIGGER standings_no_delete;"
-                      "DROP TABLE standings; PRAGMA user_version = 4;")
-    con.close()
+    back_to_schema_4(path)
     store = await Store.open(path)
     try:
         assert await store.schema_version() == 5
