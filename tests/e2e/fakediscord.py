@@ -1157,11 +1157,13 @@ class FakeDiscord:
 
     @contextlib.asynccontextmanager
     async def run_client(
-        self, client: Any, *, token: str | None = None, ready_timeout: float = 10.0
+        self, client: Any, *, token: str | None = None, ready_timeout: float = 30.0
     ) -> AsyncIterator[Any]:
         """Run ``client.start(token)`` as a task; wait until the stand-in sent
         READY/GUILD_CREATE and the client dispatched ``on_ready``; close it on exit
-        (re-raising anything the client task died with)."""
+        (re-raising anything the client task died with).  (``ready_timeout``: the bot warms
+        its AI and card images before it connects, ~5 s on a free core: 10 s was too little
+        for the first test of a run on a machine at a third of a core.)"""
         self._ready_evt.clear()
         task = asyncio.create_task(client.start(token or self.token), name="fakediscord-client")
 
