@@ -544,7 +544,7 @@ async def test_a_timeout_that_ends_the_hand_is_told_before_its_showdown() -> Non
     clock.offset += 200  # nobody sets: both clocks run out, the bot sets both hands
     svc.rearm()
     await until(lambda: any(e[0] == "showdown" for e in rec.events))
-    kinds = [(e[0], "Time ran out" in str(e[1])) for e in rec.events
+    kinds = [(e[0], e[0] == "notice" and "Time ran out" in str(e[1])) for e in rec.events
              if e[0] in ("notice", "showdown")]
     assert kinds == [("notice", True), ("showdown", False)], rec.events
     assert t.hand is None and t.last_result is not None
