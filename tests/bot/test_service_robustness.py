@@ -1221,7 +1221,7 @@ async def test_the_timer_thinks_without_holding_the_table(monkeypatch: pytest.Mo
 
     def slow(self: Hand, seat: int) -> Any:
         thinking.set()
-        time.sleep(0.5)
+        time.sleep(1.5)  # (long: on a busy machine the commands below must still fit in it)
         return real(self, seat)
 
     monkeypatch.setattr(Hand, "autoplay", slow)
@@ -1242,9 +1242,9 @@ async def test_the_timer_thinks_without_holding_the_table(monkeypatch: pytest.Mo
     await asyncio.wait_for(thinking.wait(), 5)
     started = time.monotonic()
     await svc.sit_out(CH, CAROL, False)  # another command, answered while the timer thinks
-    assert time.monotonic() - started < 0.3
+    assert time.monotonic() - started < 1.0
     assert "Placed" in (await svc.place_text(CH, user, text)).text  # just in time
-    await asyncio.sleep(0.7)
+    await asyncio.sleep(1.7)
     assert t.hand is not None and t.hand.autoplayed[first] == 0
     assert len([a for a in t.hand.log if a.seat == first]) == 1
     assert not any("Time ran out" in str(x) for _, x in rec.events)
