@@ -244,8 +244,10 @@ def _clip_to_line(mask: Image.Image, left: int, top: int, face: str, size: int,
     return mask.crop((0, y0, mask.width, y1)), left, top + y0
 
 
+@lru_cache(maxsize=4096)
 def fit_text(text: str, face: str, size: int, width: int) -> str:
-    """``text`` cut with an ellipsis so that it fits ``width`` pixels."""
+    """``text`` cut with an ellipsis so that it fits ``width`` pixels (cached: ``fit_name``
+    cuts every other name of an image for each name it draws)."""
     if text_width(text, face, size) <= width:
         return text
     cut = text
