@@ -59,6 +59,11 @@ REASON_LENGTH = 200
 PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "month": 30 * 86_400.0, "all": None}
 
 
+def grant_reason(text: str) -> str:
+    """A grant's reason as the audit log keeps it: one line, single spaces."""
+    return " ".join(text.split())
+
+
 def _bot_user_id(table_id: int, seat_no: int) -> int:
     """The user id of the bot in seat ``seat_no`` of table ``table_id``."""
     return BOT_USER_BASE + table_id * 10 + seat_no
@@ -2641,7 +2646,7 @@ class TableService:
             raise ServiceError("Only members with Manage Server can grant units.")
         if amount == 0:
             raise ServiceError("Grant a positive amount (or a negative one to take units back).")
-        reason = " ".join(reason.split())
+        reason = grant_reason(reason)
         if len(reason) > REASON_LENGTH:
             raise ServiceError(f"The reason is {len(reason)} characters long; at most "
                                f"{REASON_LENGTH}.")

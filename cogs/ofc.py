@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.service import REASON_LENGTH, ServiceError, TableService
+from bot.service import REASON_LENGTH, ServiceError, TableService, grant_reason
 from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from renderer import (
@@ -73,6 +73,11 @@ def _guild_id(interaction: discord.Interaction) -> int:
 
 def _name(user: discord.abc.User) -> str:
     return getattr(user, "display_name", None) or user.name
+
+
+def _units_given(amount: int) -> str:
+    """``+5 units``, ``-1 unit``: a grant's amount."""
+    return f"{amount:+d} {'unit' if abs(amount) == 1 else 'units'}"
 
 
 def _ranks(values: list[int]) -> list[int]:
@@ -535,9 +540,8 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
         log.info("grant: %s gave %s units to %s in guild %s", interaction.user.id, amount,
                  user.id, interaction.guild_id)
         await interaction.response.send_message(
-            f"💰 {amount:+d} {'unit' if abs(amount) == 1 else 'units'} for "
-            f"**{md(_name(user))}** (now {balance})"
-            f"{' — ' + md(' '.join(reason.split())) if reason else ''}. Logged for audit."
+            f"💰 {_units_given(amount)} for **{md(_name(user))}** (now {balance})"
+            f"{' — ' + md(grant_reason(reason)) if reason else ''}. Logged for audit."
         )
 
     @app_commands.command(name="audit", description="The last grants of units: Manage Server")
@@ -554,10 +558,10 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
             return
         lines = []
         for e in entries:  # (times in each reader's time zone; mentions shown, never pinged)
-            units = f"{e.amount:+d} {'unit' if abs(e.amount) == 1 else 'units'}"
             # ("grant" was every reason before grants took one)
             why = f" — {md(e.reason)}" if e.reason and e.reason != "grant" else ""
-            lines.append(f"<t:{int(e.created_at)}:f> <@{e.by_user_id}> gave {units} to "
+            lines.append(f"<t:{int(e.created_at)}:f> <@{e.by_user_id}> gave "
+                         f"{_units_given(e.amount)} to "
                          f"<@{e.user_id}> (balance after: {e.balance_after}){why}")
         none = discord.AllowedMentions.none()
         first, *rest = split_message("\n".join(lines))
