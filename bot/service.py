@@ -459,6 +459,19 @@ class ShowdownResult:
 
 
 @dataclass(frozen=True)
+class PastHand:
+    """A settled hand's showdown again (``/ofc history hand``), with what its picture needs
+    of its table."""
+
+    result: ShowdownResult
+    stake: int
+    four_colour: bool
+    finished_at: float
+    closed: bool
+    """The table is closed (the channel's last one)."""
+
+
+@dataclass(frozen=True)
 class PlaceResult:
     text: str
     hand_over: bool
@@ -515,6 +528,31 @@ CLOSE_UNMARKED = "close_unmarked"
 """In a closed table's ``extra``: its table message may still look live (button and all); it is
 written by the close and removed once the message says closed, so a bot stopped between the
 two marks it when it starts again."""
+
+
+def _settled_showdown(
+    row: HandRow, results: Sequence[HandResult], rules: Rules | None = None
+) -> ShowdownResult | None:
+    """The showdown of a settled hand, rebuilt from its final state and its ``results``
+    (units by user; none for a practice hand), fantasyland sizes as dealt under ``rules``
+    (default: the hand's own); none when the state holds no settlement.  A state that
+    cannot be read back raises (any error)."""
+    st = row.state
+    hand = Hand.from_json(st["engine"])
+    if hand.settlement is None:
+        return None
+    seat_nos = tuple(int(x) for x in st["seats"])
+    users = tuple(int(u) for u in st.get("users", [0] * len(seat_nos)))
+    practice = bool(st.get("practice", False))
+    won = {r.user_id: r.units for r in results}
+    rules = hand.rules if rules is None else rules
+    return ShowdownResult(
+        hand_no=row.number, names=hand.names, user_ids=users, settlement=hand.settlement,
+        units=None if practice else tuple(won.get(u, 0) for u in users),
+        fantasyland_next=tuple(rules.fantasyland_cards_now(c) for c in hand.fantasyland_next),
+        practice=practice, rules=hand.rules, natural_cards=tuple(hand.natural_cards),
+        seat_nos=seat_nos, notes=tuple(str(x) for x in st.get("showdown_notes", [])),
+    )
 
 
 def _resumed(t: TableState) -> TableState:
@@ -2501,29 +2539,15 @@ class TableService:
         row = await self.store.get_hand(int(hand_id)) if hand_id is not None else None
         if row is None or row.status != "done":
             return None
-        st = row.state
-        hand = Hand.from_json(st["engine"])
-        if hand.settlement is None:
-            return None
-        seat_nos = tuple(int(x) for x in st["seats"])
-        users = tuple(int(u) for u in st.get("users", [0] * len(seat_nos)))
-        practice = bool(st.get("practice", False))
-        units = None
-        if not practice:
-            won = {r.user_id: r.units for hr, results in await self.store.history(t.id, 5)
-                   if hr.id == row.id for r in results}
-            units = tuple(won.get(u, 0) for u in users)
-        broke = () if practice else tuple(
-            s.user_id for s in t.seats
-            if s.seat_no in seat_nos and self.is_broke(t, s) and not s.leaving)
-        return ShowdownResult(
-            hand_no=row.number, names=hand.names, user_ids=users, settlement=hand.settlement,
-            units=units, fantasyland_next=tuple(
-                t.table_rules.fantasyland_cards_now(c) for c in hand.fantasyland_next),
-            practice=practice, rules=hand.rules, natural_cards=tuple(hand.natural_cards),
-            seat_nos=seat_nos, broke=broke,
-            notes=tuple(str(x) for x in st.get("showdown_notes", [])),
-        )
+        found = await self.store.numbered_hand(t.id, row.number)
+        results = found[1] if found is not None and found[0].id == row.id else []
+        result = _settled_showdown(row, results, t.table_rules)
+        if result is None or result.practice:
+            return result
+        seat_nos = set(result.seat_nos)
+        broke = tuple(s.user_id for s in t.seats
+                      if s.seat_no in seat_nos and self.is_broke(t, s) and not s.leaving)
+        return dataclasses.replace(result, broke=broke)
 
     async def _next_hand_later(self, t: TableState, delay: float, retry: bool = False) -> None:
         """Between hands (after ``delay``): release the leavers, close the table or deal the
@@ -2607,14 +2631,50 @@ class TableService:
         (with no table open in the channel, the last one that was: its record outlives it)."""
         if not 1 <= count <= 25:
             raise ServiceError("Choose a count from 1 to 25.")
+        table, closed = await self._record_table(channel_id)
+        return await self.store.history(table.id, count), closed
+
+    async def past_hand(self, channel_id: int, number: int) -> PastHand:
+        """Hand ``number`` of the channel's table (or of its last one, closed) shown again: its
+        showdown as it was posted, rebuilt from its final state and results.  Only a settled
+        hand has one: a hand being played keeps its cards hidden."""
+        if number < 1:
+            raise ServiceError("Hands are numbered from 1.")
+        table, closed = await self._record_table(channel_id)
+        found = await self.store.numbered_hand(table.id, number)
+        last = table.hand_no
+        if found is None:
+            if last < 1:
+                raise ServiceError("No hand has been dealt at this table yet.")
+            raise ServiceError(f"There is no hand #{number} here: this table's hands are "
+                               + ("#1." if last == 1 else f"#1 to #{last}."))
+        row, results = found
+        if row.status == "playing":
+            raise ServiceError(f"Hand #{number} is being played: its cards are shown at its "
+                               "showdown.")
         try:
-            table_id, closed = self.table_in_channel(channel_id).id, False
+            result = _settled_showdown(row, results) if row.status == "done" else None
+        except Exception:  # (a stored state is not worth a crash; the others stay readable)
+            log.exception("table %s hand %s: the final state cannot be read back", table.id,
+                          row.id)
+            raise ServiceError(f"Hand #{number}'s cards could not be read back.") from None
+        if result is None:
+            raise ServiceError(f"Hand #{number} was voided (no units moved): it has no "
+                               "showdown.")
+        return PastHand(result=result, stake=table.stake,
+                        four_colour=table.extra.get("deck", "four") != "two",
+                        finished_at=row.finished_at or row.updated_at, closed=closed)
+
+    async def _record_table(self, channel_id: int) -> tuple[TableRow, bool]:
+        """The channel's table, or when none is open its last one if that is closed (a
+        table's record outlives it), and whether it is that closed one."""
+        try:
+            return self.table_in_channel(channel_id).row, False
         except ServiceError:
             last = await self.store.last_table_in_channel(channel_id)
             if last is None or last.status != "closed":
                 raise
-            table_id, closed = last.id, True
-        return await self.store.history(table_id, count), closed
+            return last, True
 
     async def balance(self, guild_id: int, user_id: int, name: str) -> tuple[int, int]:
         """(wallet balance, units at tables in this server)."""

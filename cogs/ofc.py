@@ -20,10 +20,22 @@ from renderer import (
     describe_leaderboard,
     describe_stats,
     render_leaderboard,
+    render_showdown,
     render_stats,
 )
 
-from .presenter import VARIANT_NAMES, Presenter, for_message, md, png, render, split_message
+from .presenter import (
+    VARIANT_NAMES,
+    Presenter,
+    for_message,
+    md,
+    png,
+    render,
+    showdown_lines,
+    showdown_view,
+    split_message,
+    title_of,
+)
 from .views import DYNAMIC_ITEMS, send_panel, surrender_view
 
 if TYPE_CHECKING:
@@ -405,10 +417,17 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             + "; ".join(words) + "."
         )
 
-    @app_commands.command(name="history", description="The last hands at this table")
+    @app_commands.command(name="history",
+                          description="The last hands at this table, or one hand's showdown")
+    @app_commands.describe(count="How many hands (1-25, default 5)",
+                           hand="A hand's number: its showdown again, privately")
     async def history(
-        self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5
+        self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5,
+        hand: app_commands.Range[int, 1, 1_000_000_000] | None = None,
     ) -> None:
+        if hand is not None:
+            await self._past_hand(interaction, hand)
+            return
         hands, closed = await self.service.history(_channel_id(interaction), count)
         if not hands:
             await interaction.response.send_message(
@@ -416,6 +435,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 else "No hand has finished here yet.", ephemeral=True)
             return
         lines = ["The last table here (closed):"] if closed else []
+        hint = "`/ofc history hand:<number>` shows a hand's showdown again."
         for row, results in hands:
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
             parts = []
@@ -428,8 +448,24 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                     counted += f", {r.ranked_points:+d} vs humans"
                 parts.append(f"{md(r.name)} {r.points:+d} pts{counted}{tag}")
             lines.append(f"**#{row.number}** <t:{when}:f> — " + "; ".join(parts))
-        first, *rest = split_message("\n".join(lines))  # every hand asked for, line by line
+        first, *rest = split_message("\n".join([*lines, hint]))  # every hand, line by line
         await interaction.response.send_message(first, ephemeral=True)
+        for more in rest:
+            await interaction.followup.send(more, ephemeral=True)
+
+    async def _past_hand(self, interaction: discord.Interaction, number: int) -> None:
+        """``/ofc history hand``: a settled hand's showdown, image and text, privately."""
+        await interaction.response.defer(ephemeral=True, thinking=True)  # a query and an image
+        past = await self.service.past_hand(_channel_id(interaction), number)
+        r = past.result
+        view = showdown_view(r, title_of(r.rules.variant, past.stake, r.practice))
+        data = await render(render_showdown, view, four_colour=past.four_colour)
+        where = "the last table here (closed)" if past.closed else "this table"
+        lines = [f"Hand #{r.hand_no} at {where}, <t:{int(past.finished_at)}:f>:",
+                 *showdown_lines(r, view)]
+        first, *rest = split_message("\n".join(lines))
+        await interaction.followup.send(
+            first, file=png(data, f"showdown-hand-{r.hand_no}.png"), ephemeral=True)
         for more in rest:
             await interaction.followup.send(more, ephemeral=True)
 

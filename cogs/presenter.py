@@ -134,10 +134,14 @@ ROW_LABELS = ("top", "middle", "bottom", "discard")
 
 def table_title(t: TableState, practice: bool | None = None) -> str:
     """``practice``: of the hand shown (a showdown's, when the seats have changed since)."""
-    name = VARIANT_NAMES.get(t.rules.variant, t.rules.variant)
-    if t.practice if practice is None else practice:
+    return title_of(t.rules.variant, t.row.stake, t.practice if practice is None else practice)
+
+
+def title_of(variant: str, stake: int, practice: bool) -> str:
+    name = VARIANT_NAMES.get(variant, variant)
+    if practice:
         return f"{name} · practice"
-    return f"{name} · {t.row.stake} unit{'s' if t.row.stake != 1 else ''}/pt"
+    return f"{name} · {stake} unit{'s' if stake != 1 else ''}/pt"
 
 
 def deal_failed(t: TableState) -> str:
@@ -258,13 +262,23 @@ def showdown_view(r: ShowdownResult, title: str) -> ShowdownView:
     )
 
 
+def showdown_lines(r: ShowdownResult, view: ShowdownView) -> list[str]:
+    """A showdown's text: its heading, every result, and whether units moved."""
+    lines = [f"🃏 **Showdown — hand #{r.hand_no}**", describe_showdown(for_message(view))]
+    if r.practice:
+        lines.append("Practice: no units moved.")
+    return lines
+
+
 def png(data: bytes, name: str) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name)
 
 
-async def render(fn: Any, view: Any, t: TableState | None = None) -> bytes:
-    """Images are drawn off the event loop (in the deck colours of table ``t``)."""
-    if t is not None and not t.four_colour:
+async def render(
+    fn: Any, view: Any, t: TableState | None = None, *, four_colour: bool = True
+) -> bytes:
+    """Images are drawn off the event loop (in the deck colours of table ``t``, if given)."""
+    if not (four_colour if t is None else t.four_colour):
         return await asyncio.to_thread(functools.partial(fn, view, theme=TWO_COLOUR))
     return await asyncio.to_thread(fn, view)
 
@@ -558,10 +572,7 @@ class Presenter:
             await self._drop_last_ping(t)
         view = showdown_view(r, table_title(t, r.practice))
         data = await render(render_showdown, view, t)
-        lines = [f"🃏 **Showdown — hand #{r.hand_no}**"]
-        lines.append(describe_showdown(for_message(view)))
-        if r.practice:
-            lines.append("Practice: no units moved.")
+        lines = showdown_lines(r, view)
         if r.broke:
             who = ", ".join(f"<@{u}>" for u in r.broke)
             lines.append(f"💸 {who}: your stack is empty, so you sit the next hands out. "

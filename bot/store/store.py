@@ -1226,6 +1226,24 @@ class Store:
                 out.append((_hand_of(row), [_result_of(r) for r in results]))
         return out
 
+    async def numbered_hand(
+        self, table_id: int, number: int
+    ) -> tuple[HandRow, list[HandResult]] | None:
+        """The table's hand ``number`` (a settled one before a voided one of that number) and
+        its results by seat; none when the table dealt no such hand."""
+        async with self._lock:
+            row = await self._one(
+                "SELECT * FROM hands WHERE table_id = ? AND number = ?"
+                " ORDER BY status = 'done' DESC, id DESC LIMIT 1",
+                (_id(table_id, "table_id"), int(number)),
+            )
+            if row is None:
+                return None
+            results = await self._all(
+                "SELECT * FROM results WHERE hand_id = ? ORDER BY seat_no", (row["id"],)
+            )
+        return _hand_of(row), [_result_of(r) for r in results]
+
     # ---------------------------------------------------------------- leaderboards and stats
 
     _ALL_TIME = """

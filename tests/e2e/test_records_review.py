@@ -288,9 +288,11 @@ async def test_history_of_a_table_with_no_hand_and_of_long_names_split_by_lines(
         await asyncio.sleep(0.3)
         messages = [r.content, *(m.content for m in r.followups)]
         assert len(messages) >= 3 and all(len(m) <= 2000 for m in messages)
-        lines = "\n".join(messages).split("\n")
+        *lines, hint = "\n".join(messages).split("\n")
+        assert hint.startswith("`/ofc history hand:<number>`")  # said once, at the end
         assert [int(re.match(r"\*\*#(\d+)\*\*", ln)[1]) for ln in lines] == \
             list(range(30, 5, -1))
+        messages[-1] = messages[-1].removesuffix("\n" + hint)
         for m in messages:  # every message starts a hand and ends one whole
             assert m.startswith("**#") and m.count("\n") == len(m.split("\n")) - 1
             assert m.split("\n")[-1].rstrip().endswith("🌴")
