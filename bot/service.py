@@ -2681,6 +2681,12 @@ class TableService:
         await self.store.ensure_player(guild_id, user_id, name)
         return await self.store.wallet(guild_id, user_id)
 
+    def open_tables(self, guild_id: int) -> list[TableState]:
+        """The server's tables that are open (or closing), oldest first (``/ofc tables``;
+        which of them a member may see is the caller's to decide)."""
+        return sorted((t for t in self.tables.values() if t.row.guild_id == guild_id),
+                      key=lambda t: t.id)
+
     async def leaderboard(
         self, guild_id: int, by: str, period: str, limit: int = 10
     ) -> list[LeaderEntry]:

@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.service import REASON_LENGTH, ServiceError, TableService, grant_reason
+from bot.service import REASON_LENGTH, ServiceError, TableService, TableState, grant_reason
 from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from renderer import (
@@ -34,6 +34,7 @@ from .presenter import (
     showdown_lines,
     showdown_view,
     split_message,
+    table_title,
     title_of,
 )
 from .views import DYNAMIC_ITEMS, send_panel, surrender_view
@@ -120,6 +121,41 @@ def _what_to_allow(interaction: discord.Interaction) -> str:
         return ("check that this thread is not locked and that I have the **Send Messages "
                 "in Threads** and **Attach Files** permissions here.")
     return "check that I may send messages and attach files here."
+
+
+def _may_see(interaction: discord.Interaction, t: TableState) -> bool:
+    """Whether ``/ofc tables`` lists table ``t`` to the member asking: its players always;
+    others when they may view its channel or thread, a private thread excepted (its members
+    are not known here), as is a thread the bot has not cached (an archived one)."""
+    user = interaction.user
+    if t.seat_of_user(user.id) is not None:
+        return True
+    guild = interaction.guild
+    channel = guild.get_channel_or_thread(t.row.channel_id) if guild is not None else None
+    if channel is None or not isinstance(user, discord.Member):
+        return False
+    if isinstance(channel, discord.Thread) and (
+            channel.type is discord.ChannelType.private_thread):
+        return False
+    return bool(channel.permissions_for(user).view_channel)
+
+
+def _table_line(t: TableState) -> str:
+    """One open table, for ``/ofc tables``: where, what, who and whether a seat is free."""
+    seats = ", ".join(md(s.name) + (" (sitting out)" if s.sitting_out and not s.is_bot else "")
+                      for s in sorted(t.seats, key=lambda s: s.seat_no))
+    if t.row.status == "closing":
+        state = "closing"
+    elif t.hand is not None:
+        state = f"hand #{t.row.hand_no} being played"
+    else:
+        state = "between hands" if t.row.hand_no else "not started yet"
+    free = t.row.max_seats - len(t.seats)
+    room = ("" if t.row.status == "closing" else
+            f"; {plural(free, 'seat')} free" if free > 0 else "; full")
+    money = f", buy-in {t.row.buyin}" if t.row.stake else ""
+    return (f"<#{t.row.channel_id}> — {table_title(t)}{money} — "
+            f"{len(t.seats)}/{t.row.max_seats} seated: {seats or 'nobody'} — {state}{room}")
 
 
 @app_commands.guild_only()
@@ -343,6 +379,21 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         await interaction.response.send_message(
             text, file=file, view=self.presenter.table_components(t)
         )
+
+    @app_commands.command(name="tables", description="The server's open tables, where to join")
+    async def tables(self, interaction: discord.Interaction) -> None:
+        shown = [t for t in self.service.open_tables(_guild_id(interaction))
+                 if _may_see(interaction, t)]
+        if not shown:
+            await interaction.response.send_message(
+                "No table is open in this server (that you can see): `/ofc new` opens one in "
+                "a channel.", ephemeral=True)
+            return
+        lines = [f"Open tables ({len(shown)}):", *(_table_line(t) for t in shown)]
+        first, *rest = split_message("\n".join(lines))
+        await interaction.response.send_message(first, ephemeral=True)
+        for more in rest:
+            await interaction.followup.send(more, ephemeral=True)
 
     @app_commands.command(name="rules", description="This table's options, in words")
     async def rules(self, interaction: discord.Interaction) -> None:

@@ -1,0 +1,81 @@
+"""``/ofc tables``: the server's open tables, where to join, privately, through the real
+discord.py client: each table's channel, game, stakes, players, state and free seats; never a
+table of another server, nor one in a private thread to a member who does not play there."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from .conftest import make_world, table_of
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_the_open_tables_of_the_server_each_in_one_line(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "tables") as w:
+        w.dev_guild = False  # commands published globally: usable in both servers
+        other = w.fake.add_guild("Elsewhere")
+        elsewhere = w.fake.add_text_channel(other, "ofc")
+        w.fake.add_member(other, w.bob)
+        await w.start_bot()
+        r = await w.slash(w.bob, "ofc tables")
+        assert r.ephemeral and r.content == (
+            "No table is open in this server (that you can see): `/ofc new` opens one in a "
+            "channel.")
+        # a real-stakes pineapple table in the channel, its first hand being played
+        await w.slash(w.alice, "ofc new", variant="pineapple", stake=5, buyin=200, seats=3)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        await w.fake.wait_until(lambda: table_of(w).hand is not None, 5, "the deal")
+        # a practice table in a public thread, not started; a private thread's table
+        public = w.fake.add_thread(w.chan, "Practice", owner=w.carol)
+        private = w.fake.add_thread(w.chan, "Secret", owner=w.dave, private=True,
+                                    members=[w.fake.bot])
+        await asyncio.sleep(0.2)  # (THREAD_CREATE reaches the bot's cache)
+        r = await w.fake.slash(w.carol, public, "ofc new", variant="ofc", stake=0, bots=1,
+                                seats=2)
+        assert "opened" in r.content, r.content
+        r = await w.fake.slash(w.dave, private, "ofc new", variant="chinese", stake=0)
+        assert "opened" in r.content, r.content
+        # another server's table is never listed
+        r = await w.fake.slash(w.bob, elsewhere, "ofc new", variant="ofc")
+        assert "opened" in r.content, r.content
+        for where in (public, private, elsewhere):  # (each table's picture posted)
+            await w.fake.wait_for_message(where, lambda m: bool(m.files), include_existing=True)
+
+        r = await w.slash(w.bob, "ofc tables")
+        assert r.ephemeral
+        lines = r.content.split("\n")
+        assert lines == [
+            "Open tables (2):",
+            f"<#{w.chan.id}> — Pineapple · 5 units/pt, buy-in 200 — 2/3 seated: alice, bob — "
+            "hand #1 being played; 1 seat free",
+            f"<#{public.id}> — Open Face · practice — 2/2 seated: carol, Ada (bot) — not "
+            "started yet; full",
+        ], lines
+        r = await w.slash(w.dave, "ofc tables")  # he plays in the private thread: listed
+        assert r.content.startswith("Open tables (3):")
+        assert (f"<#{private.id}> — Chinese poker · 0 units/pt — 1/4 seated: dave — not started yet; "
+                "3 seats free") in r.content.split("\n"), r.content
+        r = await w.fake.slash(w.bob, elsewhere, "ofc tables")
+        assert r.content.split("\n")[1].startswith(f"<#{elsewhere.id}> — ")
+        assert str(w.chan.id) not in r.content and len(r.content.split("\n")) == 2
+        w.fake.assert_clean()
+
+
+async def test_who_sits_out_and_a_closing_table(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "tables-closing") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", stake=1, seats=2)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        await w.fake.wait_until(lambda: table_of(w).hand is not None, 5, "the deal")
+        await w.slash(w.bob, "ofc sitout")
+        await w.slash(w.alice, "ofc close")
+        r = await w.slash(w.carol, "ofc tables")
+        assert r.content.split("\n")[1].endswith(
+            "2/2 seated: alice, bob (sitting out) — closing"), r.content
+        w.fake.assert_clean()
