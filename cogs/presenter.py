@@ -141,6 +141,8 @@ def title_of(variant: str, stake: int, practice: bool) -> str:
     name = VARIANT_NAMES.get(variant, variant)
     if practice:
         return f"{name} · practice"
+    if not stake:
+        return f"{name} · no units"
     return f"{name} · {stake} unit{'s' if stake != 1 else ''}/pt"
 
 

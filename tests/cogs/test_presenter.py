@@ -240,6 +240,11 @@ def test_a_showdown_is_titled_by_its_hand_not_by_the_seats_now() -> None:
     t = cast(Any, SimpleNamespace(rules=Rules(), practice=False, row=SimpleNamespace(stake=2)))
     assert table_title(t) == "Open Face · 2 units/pt"
     assert table_title(t, True) == "Open Face · practice"
+    t.row.stake = 0  # a table for no units says so (it read "0 units/pt")
+    assert table_title(t) == "Open Face · no units"
+    t.row.stake = 1
+    assert table_title(t) == "Open Face · 1 unit/pt"
+    t.row.stake = 2
     t.practice = True
     assert table_title(t) == table_title(t, True) and table_title(t, False).endswith("2 units/pt")
 

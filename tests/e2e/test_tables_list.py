@@ -58,7 +58,7 @@ async def test_the_open_tables_of_the_server_each_in_one_line(tmp_path: Any) -> 
         ], lines
         r = await w.slash(w.dave, "ofc tables")  # he plays in the private thread: listed
         assert r.content.startswith("Open tables (3):")
-        assert (f"<#{private.id}> — Chinese poker · 0 units/pt — 1/4 seated: dave — not started yet; "
+        assert (f"<#{private.id}> — Chinese poker · no units — 1/4 seated: dave — not started yet; "
                 "3 seats free") in r.content.split("\n"), r.content
         r = await w.fake.slash(w.bob, elsewhere, "ofc tables")
         assert r.content.split("\n")[1].startswith(f"<#{elsewhere.id}> — ")
