@@ -100,6 +100,8 @@ class SeatedElsewhere(ServiceError):
         return self._text([(g, c) for g, c in self.seated if g == guild_id])
 
 
+IDLE_CHECK = 60.0
+"""Seconds between two looks for idle tables (``TableService.close_idle``)."""
 NO_TABLE_HERE = "There is no table in this channel. Open one with `/ofc new`."
 
 
@@ -322,6 +324,15 @@ class TableState:
     in its final state: a restart before the showdown was posted still says them)."""
     resuming: bool = False
     """Loaded after a restart and not resumed yet (``TableService.resume``): commands wait."""
+    hand_ended: float = 0.0
+    """When this process last saw a hand of the table end (settled or voided; 0: not yet):
+    with the table's last write and its seats' arrivals, when it went idle (``idle_since``)."""
+
+    def idle_since(self, floor: float = 0.0) -> float:
+        """Since when no hand has been dealt or ended here and nobody sat down (no earlier
+        than ``floor``: the bot's start, so time it was down does not count)."""
+        return max(floor, self.row.created_at, self.row.updated_at, self.hand_ended,
+                   *(s.joined_at for s in self.seats))
 
     @property
     def id(self) -> int:
@@ -583,6 +594,7 @@ class TableService:
         deck_factory: Callable[[TableState], Sequence[Card] | None] | None = None,
         bot_delay: float = 0.0,
         thinker: Thinker | None = None,
+        idle_check: float = IDLE_CHECK,
     ) -> None:
         self.store = store
         self.thinker = thinker or Thinker(0)
@@ -604,6 +616,11 @@ class TableService:
         self._gone_retries: set[int] = set()
         """Tables whose channel is gone and whose close is tried again (``_close_gone``)."""
         self._closed = False
+        self.idle_check = idle_check
+        """Seconds between two looks for idle tables (``close_idle``)."""
+        self._awake_since: float | None = None
+        """When play resumed in this process (``resume``): idle time counts from there."""
+        self._idle_task: asyncio.Task[None] | None = None
 
     @property
     def notifier(self) -> SafeNotifier:
@@ -661,6 +678,10 @@ class TableService:
         pending, self._to_resume = self._to_resume, []
         if pending:
             log.info("resuming %d table(s)", len(pending))
+        if self._awake_since is None:
+            self._awake_since = self.clock()
+        if self._idle_task is None and not self._closed:
+            self._idle_task = asyncio.ensure_future(self._look_for_idle())
         closed, self._to_mark = self._to_mark, []
         for t in closed:  # closed just before the stop: their message says so now
             await self.notifier.table_changed(t)
@@ -767,7 +788,8 @@ class TableService:
         seconds the ones still running are logged and left."""
         self._closed = True
         await stop_tasks(lambda: [x for t in self.tables.values() for x in [*t.tasks, t.timer]
-                                  if x is not None], SHUTDOWN_WAIT, "table task(s)", log)
+                                  if x is not None] + [x for x in [self._idle_task] if x],
+                         SHUTDOWN_WAIT, "table task(s)", log)
         self.thinker.close()
 
     def rearm(self) -> None:
@@ -1327,6 +1349,52 @@ class TableService:
                 text = "The table is closed; every stack went back to its owner's balance."
         await self.notifier.table_changed(t)
         return text
+
+    async def _look_for_idle(self) -> None:
+        """Every ``idle_check`` seconds, close the tables left idle (``close_idle``)."""
+        while not self._closed:
+            await asyncio.sleep(self.idle_check)
+            try:
+                await self.close_idle()
+            except Exception:  # (a database error: the next look tries again)
+                log.exception("looking for idle tables failed")
+
+    async def close_idle(self) -> list[TableState]:
+        """Close every table that has had no hand for its server's ``idle_hours`` (no hand
+        dealt or ended, nobody sat down; time the bot was down does not count): stacks go back
+        to balances, the channel is told, and the channel is free for a new table.  A hand
+        being played is never cut short.  The tables closed; one whose close fails on the
+        database is tried again at the next look."""
+        now = self.clock()
+        floor = self._awake_since if self._awake_since is not None else now
+        hours: dict[int, int] = {}
+        closed = []
+        for t in list(self.tables.values()):
+            if t.hand is not None or t.resuming:
+                continue
+            try:
+                guild = t.row.guild_id
+                if guild not in hours:
+                    hours[guild] = (await self.store.get_settings(guild)).idle_hours
+                limit = hours[guild] * 3600
+                if not limit or now - t.idle_since(floor) < limit:
+                    continue
+                async with t.lock:
+                    if (t.hand is not None or self.tables.get(t.id) is not t
+                            or self.clock() - t.idle_since(floor) < limit):
+                        continue  # (something happened meanwhile)
+                    await self._close_now(t)
+            except Exception:
+                log.exception("closing idle table %s failed", t.id)
+                continue
+            log.info("table %s closed: idle for %d hours", t.id, hours[guild])
+            closed.append(t)
+            await self.notifier.notice(
+                t, f"🕸️ No hand for {plural(hours[guild], 'hour')}, so the table is closed; "
+                "every stack went back to its owner's balance. `/ofc new` opens another.",
+                ping=False)
+            await self.notifier.table_changed(t)
+        return closed
 
     async def channel_gone(self, channel_id: int) -> bool:
         """The channel (or thread) of a table was deleted, or the bot was removed from its
@@ -2455,6 +2523,7 @@ class TableService:
         t.back_late = {}
         t.settle_failures = 0
         t.bot_keys.clear()  # (the hand's bot decisions: a table's life of them would pile up)
+        t.hand_ended = self.clock()
         if t.timer is not None and t.timer is not asyncio.current_task():
             t.timer.cancel()
         t.timer = None

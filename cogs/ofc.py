@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.service import REASON_LENGTH, ServiceError, TableService, TableState, grant_reason
+from bot.store import MAX_IDLE_HOURS
 from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from renderer import (
@@ -657,6 +658,11 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
             await interaction.followup.send(more, ephemeral=True, allowed_mentions=none)
 
     @app_commands.command(name="settings", description="Server defaults: Manage Server")
+    @app_commands.describe(
+        start_balance="Units a new player gets", max_stake="Largest stake (units per point)",
+        default_buyin="A new table's buy-in", max_buyin="Largest buy-in",
+        default_timer="Seconds per decision at a new table",
+        idle_hours="A table closes after this many hours without a hand (0: never)")
     async def settings(
         self, interaction: discord.Interaction,
         start_balance: app_commands.Range[int, 0, 10_000_000] | None = None,
@@ -664,15 +670,19 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
         default_buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
         max_buyin: app_commands.Range[int, 1, 10_000_000] | None = None,
         default_timer: app_commands.Range[int, 10, 600] | None = None,
+        idle_hours: app_commands.Range[int, 0, MAX_IDLE_HOURS] | None = None,
     ) -> None:
         s = await self.service.update_settings(
             _guild_id(interaction), _manage(interaction), start_balance=start_balance,
             max_stake=max_stake, default_buyin=default_buyin, max_buyin=max_buyin,
-            default_timer=default_timer,
+            default_timer=default_timer, idle_hours=idle_hours,
         )
+        idle = (f"a table closes after {plural(s.idle_hours, 'hour')} without a hand"
+                if s.idle_hours else "idle tables stay open")
         await interaction.response.send_message(
             f"⚙️ Start balance {s.start_balance}, max stake {s.max_stake}/pt, default buy-in "
-            f"{s.default_buyin}, max buy-in {s.max_buyin}, default timer {s.default_timer} s.",
+            f"{s.default_buyin}, max buy-in {s.max_buyin}, default timer {s.default_timer} s; "
+            f"{idle}.",
             ephemeral=True,
         )
 

@@ -13,6 +13,7 @@ from .errors import (
     TableFull,
 )
 from .models import (
+    MAX_IDLE_HOURS,
     SETTING_NAMES,
     AuditEntry,
     HandResult,
@@ -27,6 +28,7 @@ from .models import (
 from .store import Store
 
 __all__ = [
+    "MAX_IDLE_HOURS",
     "SETTING_NAMES",
     "AlreadyApplied",
     "AlreadySeated",

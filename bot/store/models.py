@@ -22,12 +22,18 @@ class ServerSettings:
     """Largest table buy-in a table may be created with."""
     default_timer: int = 60
     """Seconds per decision."""
+    idle_hours: int = 24
+    """A table closes after this many hours without a hand (0: never)."""
     admin_role_id: int | None = None
     """Role allowed to grant units and change settings (None: the cog's own rule)."""
 
 
+MAX_IDLE_HOURS = 720
+"""``idle_hours`` at most (30 days)."""
+
 SETTING_NAMES: tuple[str, ...] = (
     "start_balance", "max_stake", "default_buyin", "max_buyin", "default_timer", "admin_role_id",
+    "idle_hours",
 )
 
 

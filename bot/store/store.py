@@ -53,6 +53,7 @@ from .errors import (
     TableFull,
 )
 from .models import (
+    MAX_IDLE_HOURS,
     SETTING_NAMES,
     AuditEntry,
     HandResult,
@@ -162,6 +163,7 @@ def _settings_of(row: sqlite3.Row) -> ServerSettings:
         guild_id=row["guild_id"], start_balance=row["start_balance"], max_stake=row["max_stake"],
         default_buyin=row["default_buyin"], max_buyin=row["max_buyin"],
         default_timer=row["default_timer"], admin_role_id=row["admin_role_id"],
+        idle_hours=row["idle_hours"],
     )
 
 
@@ -433,6 +435,9 @@ class Store:
             number = _whole(value, f"The {label}")
             if key == "default_timer" and not 1 <= number <= 86_400:
                 raise StoreError("The timer must be between 1 and 86400 seconds.")
+            if key == "idle_hours" and number > MAX_IDLE_HOURS:
+                raise StoreError(f"Idle tables close after at most {MAX_IDLE_HOURS} hours "
+                                 "(0: never).")
             if number < 0:
                 raise StoreError(f"The {label} cannot be negative.")
             clean[key] = number

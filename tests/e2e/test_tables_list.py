@@ -79,3 +79,34 @@ async def test_who_sits_out_and_a_closing_table(tmp_path: Any) -> None:
         assert r.content.split("\n")[1].endswith(
             "2/2 seated: alice, bob (sitting out) — closing"), r.content
         w.fake.assert_clean()
+
+
+async def test_an_idle_table_closes_in_the_channel(tmp_path: Any) -> None:
+    """A server manager sets ``idle_hours``; a table left without a hand that long closes: the
+    channel is told, its message loses its button, stacks are back, ``/ofc tables`` is empty
+    and the channel takes a new table."""
+    async with make_world(tmp_path, seed_factory=lambda: "tables-idle", idle_check=0.05) as w:
+        await w.start_bot()
+        r = await w.slash(w.admin, "ofc-admin settings", idle_hours=2)
+        assert r.ephemeral and "a table closes after 2 hours without a hand" in r.content
+        await w.slash(w.alice, "ofc new", variant="ofc", buyin=300)
+        await w.slash(w.bob, "ofc join", buyin=300)
+        w.clock.offset += 1.9 * 3600
+        await asyncio.sleep(0.3)
+        assert table_of(w).row.status == "open"
+        w.clock.offset += 0.2 * 3600
+        notice = await w.fake.wait_for_message(
+            w.chan, lambda m: "No hand for 2 hours" in (m.content or ""), timeout=10,
+            include_existing=True)
+        assert "every stack went back" in (notice.content or "")
+        await w.fake.wait_until(lambda: not any(
+            m.components for m in w.fake.messages(w.chan) if m.author is w.fake.bot), 10,
+            "the table message's button gone")
+        assert await w.store.balance(w.guild.id, w.bob.id) == 1000
+        r = await w.slash(w.carol, "ofc tables")
+        assert r.content.startswith("No table is open")
+        r = await w.slash(w.carol, "ofc new", variant="pineapple")
+        assert "opened" in r.content
+        r = await w.slash(w.admin, "ofc-admin settings", idle_hours=0)
+        assert "idle tables stay open" in r.content
+        w.fake.assert_clean()

@@ -1,0 +1,207 @@
+"""Idle tables close (``TableService.close_idle``, the server's ``idle_hours``): a table with no
+hand dealt or ended and nobody sitting down for that long closes, stacks back to balances, the
+channel told and free for a new table; never during a hand, never counting time the bot was
+down, per server, and not at all with ``idle_hours`` 0."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.service import ServiceError, TableService
+from bot.store import Store
+
+from .test_service import (
+    ALICE,
+    BOB,
+    CAROL,
+    CH,
+    Clock,
+    G,
+    Recorder,
+    finish_by_autoplay,
+    heads_up,
+    make,
+    until,
+)
+
+HOUR = 3600.0
+
+
+async def seated(clock: Clock, path: Path | str = ":memory:", **kw: Any) -> tuple[
+        TableService, Recorder, Store, Any]:
+    """Alice's table with Bob seated, not started, play resumed (the idle clock runs)."""
+    svc, rec, store = await make(path, clock=clock, **kw)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=300)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.resume()
+    return svc, rec, store, svc.table_in_channel(CH)
+
+
+def notices(rec: Recorder) -> list[str]:
+    return [text for kind, text in rec.events if kind == "notice"]
+
+
+async def test_a_table_without_a_hand_for_a_day_closes_and_gives_the_stacks_back() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    assert await store.balance(G, ALICE) == 700
+    clock.offset += 23.9 * HOUR
+    assert await svc.close_idle() == [] and t.id in svc.tables
+    clock.offset += 0.2 * HOUR
+    assert await svc.close_idle() == [t]
+    assert t.id not in svc.tables and t.row.status == "closed"
+    assert await store.balance(G, ALICE) == 1000 and await store.balance(G, BOB) == 1000
+    assert notices(rec)[-1] == (
+        "🕸️ No hand for 24 hours, so the table is closed; every stack went back to its "
+        "owner's balance. `/ofc new` opens another.")
+    assert ("table", t.id) in rec.events  # (its message is marked closed)
+    await svc.new_table(G, CH, CAROL, "carol", variant="ofc")  # the channel is free
+    assert await store.verify_ledger() == []
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_hand_being_played_is_never_cut_short_and_its_end_counts() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    await svc.start(CH, ALICE)
+    clock.offset += 100 * HOUR
+    assert await svc.close_idle() == [] and t.hand is not None
+    await svc.leave(CH, BOB)  # after this hand: alice is left waiting alone
+    await finish_by_autoplay(svc)
+    await until(lambda: t.seat_of_user(BOB) is None)
+    assert t.hand is None and t.row.hand_no == 1
+    clock.offset += 23.9 * HOUR
+    assert await svc.close_idle() == []  # a day from the hand's end, not from its deal
+    clock.offset += 0.2 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_arrivals_count_and_each_server_has_its_own_hours() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    await store.update_settings(G + 1, idle_hours=2)
+    await svc.new_table(G + 1, CH + 1, CAROL, "carol", variant="pineapple")
+    other = svc.table_in_channel(CH + 1)
+    clock.offset += 20 * HOUR
+    await svc.join(G, CH, CAROL, "carol")  # somebody sat down: a day from now
+    clock.offset += 20 * HOUR
+    assert await svc.close_idle() == [other]  # 40 hours > its server's 2
+    clock.offset += 4.1 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_idle_hours_0_keeps_tables_open() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    s = await svc.update_settings(G, True, idle_hours=0)
+    assert s.idle_hours == 0
+    clock.offset += 10_000 * HOUR
+    assert await svc.close_idle() == [] and t.id in svc.tables
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_time_the_bot_was_down_does_not_count(tmp_path: Path) -> None:
+    clock = Clock()
+    path = tmp_path / "ofc.db"
+    svc, rec, store, t = await seated(clock, path)
+    await svc.shutdown()
+    await store.close()
+    clock.offset += 72 * HOUR  # three days down
+    svc, rec, store = await make(path, clock=clock)
+    await svc.load_tables()
+    await svc.resume()
+    t = svc.table_in_channel(CH)
+    assert await svc.close_idle() == []
+    clock.offset += 23.9 * HOUR
+    assert await svc.close_idle() == []
+    clock.offset += 0.2 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_the_bot_looks_on_its_own() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock, idle_check=0.02)
+    clock.offset += 25 * HOUR
+    await until(lambda: t.id not in svc.tables)
+    assert t.id not in svc.tables and "No hand for 24 hours" in notices(rec)[-1]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_close_that_fails_on_the_database_is_tried_at_the_next_look(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    clock.offset += 25 * HOUR
+    real = store.update_table
+
+    async def broken(*a: Any, **kw: Any) -> Any:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "update_table", broken)
+    with caplog.at_level(logging.ERROR):
+        assert await svc.close_idle() == []
+    assert f"closing idle table {t.id} failed" in caplog.text
+    assert t.id in svc.tables and t.row.status == "open" and not notices(rec)
+    assert await store.balance(G, ALICE) == 700  # nothing moved
+    monkeypatch.setattr(store, "update_table", real)
+    assert await svc.close_idle() == [t]
+    assert await store.balance(G, ALICE) == 1000
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_the_setting_is_checked() -> None:
+    svc, rec, store, t = await heads_up("idle-setting", start=False)
+    assert (await store.get_settings(G)).idle_hours == 24  # the default
+    with pytest.raises(ServiceError, match=r"at most 720 hours \(0: never\)"):
+        await svc.update_settings(G, True, idle_hours=721)
+    with pytest.raises(ServiceError, match="cannot be negative"):
+        await svc.update_settings(G, True, idle_hours=-1)
+    with pytest.raises(ServiceError, match="Manage Server"):
+        await svc.update_settings(G, False, idle_hours=1)
+    assert (await store.get_settings(G)).idle_hours == 24
+    assert (await svc.update_settings(G, True, idle_hours=720)).idle_hours == 720
+    await store.close()
+
+
+async def test_migration_006_gives_existing_servers_the_default(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    store = await Store.open(path)
+    await store.update_settings(G, start_balance=500)
+    await store.close()
+    con = sqlite3.connect(path)
+    con.executescript("ALTER TABLE servers DROP COLUMN idle_hours; PRAGMA user_version = 5;")
+    con.close()
+    store = await Store.open(path)
+    try:
+        s = await store.get_settings(G)
+        assert (s.start_balance, s.idle_hours) == (500, 24)
+    finally:
+        await store.close()
+
+
+async def test_shutdown_stops_the_looking() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock, idle_check=0.01)
+    task = svc._idle_task
+    assert task is not None and not task.done()
+    await svc.shutdown()
+    await asyncio.sleep(0.05)
+    assert task.done()
+    await store.close()
