@@ -544,25 +544,33 @@ two marks it when it starts again."""
 def _settled_showdown(
     row: HandRow, results: Sequence[HandResult], rules: Rules | None = None
 ) -> ShowdownResult | None:
-    """The showdown of a settled hand, rebuilt from its final state and its ``results``
-    (units by user; none for a practice hand), fantasyland sizes as dealt under ``rules``
-    (default: the hand's own); none when the state holds no settlement.  A state that
-    cannot be read back raises (any error)."""
+    """The showdown of a settled hand as it was posted, rebuilt from its final state and its
+    ``results`` (units by user); none when the state holds no settlement.  The fantasyland
+    sizes are the ones the settlement showed (saved with the final state; for a hand settled
+    before they were, as dealt under ``rules``, default the hand's own, where the results say
+    one was earned).  A state that cannot be read back raises (any error)."""
     st = row.state
     hand = Hand.from_json(st["engine"])
     if hand.settlement is None:
         return None
     seat_nos = tuple(int(x) for x in st["seats"])
     users = tuple(int(u) for u in st.get("users", [0] * len(seat_nos)))
-    practice = bool(st.get("practice", False))
+    # (a hand saved before "practice" was: one that counted for nobody)
+    practice = bool(st.get("practice", bool(results) and not any(r.counted for r in results)))
     won = {r.user_id: r.units for r in results}
-    rules = hand.rules if rules is None else rules
+    if "fantasyland_shown" in st:
+        earned = tuple(int(c) for c in st["fantasyland_shown"])
+    else:
+        rules = hand.rules if rules is None else rules
+        flagged = {r.seat_no: r.fantasyland for r in results}
+        earned = tuple(rules.fantasyland_cards_now(c) if flagged.get(no, True) else 0
+                       for no, c in zip(seat_nos, hand.fantasyland_next, strict=True))
     return ShowdownResult(
         hand_no=row.number, names=hand.names, user_ids=users, settlement=hand.settlement,
         units=None if practice else tuple(won.get(u, 0) for u in users),
-        fantasyland_next=tuple(rules.fantasyland_cards_now(c) for c in hand.fantasyland_next),
-        practice=practice, rules=hand.rules, natural_cards=tuple(hand.natural_cards),
-        seat_nos=seat_nos, notes=tuple(str(x) for x in st.get("showdown_notes", [])),
+        fantasyland_next=earned, practice=practice, rules=hand.rules,
+        natural_cards=tuple(hand.natural_cards), seat_nos=seat_nos,
+        notes=tuple(str(x) for x in st.get("showdown_notes", [])),
     )
 
 
@@ -2476,7 +2484,7 @@ class TableService:
                 natural=s.naturals[i], is_bot=seat.is_bot, counted=counted,
                 ranked_points=sum(matrix[i]) if counted and any(is_bot) else None,
             ))
-        final = self._state_json(t)
+        final = {**self._state_json(t), "fantasyland_shown": list(earned)}  # (as shown)
         # (kept as earned: the deal sizes it by the options then)
         fl_next = {str(t.hand_seats[i]): c for i, c in enumerate(hand.fantasyland_next)
                    if earned[i]}
@@ -2710,7 +2718,8 @@ class TableService:
         if number < 1:
             raise ServiceError("Hands are numbered from 1.")
         table, closed = await self._record_table(channel_id)
-        found = await self.store.numbered_hand(table.id, number)
+        found = (await self.store.numbered_hand(table.id, number)
+                 if number <= table.hand_no else None)  # (a number SQLite cannot hold too)
         last = table.hand_no
         if found is None:
             if last < 1:

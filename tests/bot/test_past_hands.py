@@ -4,6 +4,7 @@ still being played, a clear word for every hand that has no showdown."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -125,4 +126,36 @@ async def test_the_deck_colours_are_the_tables() -> None:
     await finish_by_autoplay(svc)
     await until(lambda: t.row.hand_no == 2)
     assert not (await svc.past_hand(CH, 1)).four_colour
+    await store.close()
+
+
+async def test_a_number_beyond_any_hand_is_no_hand() -> None:
+    """Found by a review: a number SQLite cannot hold (above 2**63 - 1) raised OverflowError
+    (the command caps it at 10**9, but the service is not the command's alone)."""
+    svc, rec, store, t = await heads_up("past-huge")
+    with pytest.raises(ServiceError, match=r"There is no hand #1180591620717411303424 here"):
+        await svc.past_hand(CH, 2**70)
+    await store.close()
+
+
+async def test_a_hand_saved_before_the_shown_fantasylands_and_practice_were() -> None:
+    """A final state written by an older bot has no ``fantasyland_shown`` (the sizes come from
+    the hand's rules, none where its results say none was earned) and may have no
+    ``practice`` (a hand that counted for nobody was practice)."""
+    svc, rec, store = await make(seed_factory=lambda: "past-old")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await until(lambda: t.hand is not None)
+    await finish_by_autoplay(svc)
+    await until(lambda: bool(posted(rec)))
+    live, = posted(rec)
+    (row, _), = await store.history(t.id, 1)
+    old = {k: v for k, v in row.state.items() if k not in ("fantasyland_shown", "practice")}
+    assert set(row.state) - set(old) == {"fantasyland_shown", "practice"}
+    await store._db.execute("UPDATE hands SET state = ? WHERE id = ?",
+                            (json.dumps(old), row.id))
+    await store._db.commit()
+    past = await svc.past_hand(CH, 1)
+    assert same_showdown(past.result, live) and past.result.practice
     await store.close()
