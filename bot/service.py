@@ -26,7 +26,7 @@ from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement
 from engine.notation import plural
-from engine.rules import NATURAL_NAMES
+from engine.rules import NATURAL_NAMES, VARIANTS
 from engine.scoring import Settlement, units_moved
 
 from .stopping import stop_tasks
@@ -2766,15 +2766,18 @@ class TableService:
                       key=lambda t: t.id)
 
     async def leaderboard(
-        self, guild_id: int, by: str, period: str, limit: int = 10
+        self, guild_id: int, by: str, period: str, limit: int = 10, variant: str | None = None
     ) -> list[LeaderEntry]:
+        """``variant``: that game's hands only (None: every game's)."""
         if by not in ("units", "points", "hands", "fantasylands"):
             raise ServiceError("Rank by units, points, hands or fantasylands.")
         if period not in PERIODS:
             raise ServiceError("The period is day, week, month or all.")
+        if variant is not None and variant not in VARIANTS:
+            raise ServiceError("The game is ofc, pineapple or chinese.")
         span = PERIODS[period]
         since = None if span is None else self.clock() - span
-        return await self.store.leaderboard(guild_id, by, since, limit)
+        return await self.store.leaderboard(guild_id, by, since, limit, variant)
 
     async def stats(self, guild_id: int, user_id: int, name: str) -> PlayerStats:
         await self.store.ensure_player(guild_id, user_id, name)

@@ -535,15 +535,22 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
 
     @app_commands.command(name="leaderboard", description="The server's best players")
+    @app_commands.describe(by="What to rank by (default: units)",
+                           period="Which hands count (default: all)",
+                           variant="One game's hands only (default: every game's)")
     async def leaderboard(
         self, interaction: discord.Interaction,
         by: Literal["units", "points", "hands", "fantasylands"] = "units",
         period: Literal["day", "week", "month", "all"] = "all",
+        variant: Literal["ofc", "pineapple", "chinese"] | None = None,
     ) -> None:
         # a query over the server's hands and an image: answered at once, posted when ready
         await interaction.response.defer(thinking=True)
-        entries = await self.service.leaderboard(_guild_id(interaction), by, period)
+        entries = await self.service.leaderboard(_guild_id(interaction), by, period,
+                                                 variant=variant)
         guild = interaction.guild.name if interaction.guild else "this server"
+        if variant is not None:
+            guild += f" {VARIANT_NAMES[variant]}"
         ranks = _ranks([getattr(e, by) for e in entries])
         # the top ten and whoever ties with the tenth, up to LEADERBOARD_ROWS drawn
         shown = entries[:LEADERBOARD_ROWS]

@@ -1272,11 +1272,21 @@ class Store:
         GROUP BY r.user_id
     """
 
+    # one game's: its totals kept by migration 007, or a period's results of its hands
+    _VARIANT_ALL_TIME = _ALL_TIME.replace("FROM standings s", "FROM variant_standings s") + \
+        " AND s.variant = ?"
+    _VARIANT_PERIOD = _PERIOD.replace(
+        "WHERE r.guild_id = ?",
+        "JOIN hands h ON h.id = r.hand_id WHERE r.guild_id = ?"
+        " AND (CASE WHEN json_valid(h.rules) THEN json_extract(h.rules, '$.variant') END) = ?")
+
     async def leaderboard(
-        self, guild_id: int, by: str = "units", since: float | None = None, limit: int = 10
+        self, guild_id: int, by: str = "units", since: float | None = None, limit: int = 10,
+        variant: str | None = None,
     ) -> list[LeaderEntry]:
         """Humans ranked by ``by`` ('units'|'points'|'hands'|'fantasylands') over counted
-        hands finished at or after ``since`` (all time if None).  Units come from the ledger.
+        hands finished at or after ``since`` (all time if None), of one ``variant`` if given
+        (the game of the hand).  Units come from the ledger.
         Ties: more units, then more points, then lower user id.  The first ``limit``, and
         every player tied on ``by`` with the last of them (a tie shares its rank: none of it
         is cut off)."""
@@ -1285,11 +1295,16 @@ class Store:
         # All time reads the totals kept as results are written (migration 005); a period
         # adds up its results (a query of its own: "? IS NULL OR finished_at >= ?" kept
         # SQLite from using the index's finished_at range, so a day read every hand ever).
-        query = self._ALL_TIME if since is None else self._PERIOD
+        if variant is None:
+            query = self._ALL_TIME if since is None else self._PERIOD
+            args: tuple[Any, ...] = (_id(guild_id, "guild_id"),)
+        else:
+            query = self._VARIANT_ALL_TIME if since is None else self._VARIANT_PERIOD
+            args = (_id(guild_id, "guild_id"), str(variant))
         async with self._lock:
             rows = await self._all(
                 f"{query} ORDER BY {by} DESC, units DESC, points DESC, user_id ASC",
-                (_id(guild_id, "guild_id"), *(() if since is None else (since,))),
+                (*args, *(() if since is None else (since,))),
             )
         limit = max(0, int(limit))
         if 0 < limit < len(rows):  # the players tied with the last one shown share its rank
@@ -1470,6 +1485,23 @@ class Store:
                 "   WHERE t.guild_id = s.guild_id AND t.user_id = s.user_id)"
             ), "guild {guild_id} user {user_id}: the leaderboard's totals disagree with the"
                " results")
+            add(await self._all(
+                "WITH v AS (SELECT id, COALESCE(CASE WHEN json_valid(rules)"
+                "   THEN json_extract(rules, '$.variant') END, '') AS variant FROM hands),"
+                f" t AS (SELECT r.guild_id AS guild_id, v.variant AS variant, {self._TOTALS}"
+                "   FROM results r JOIN v ON v.id = r.hand_id LEFT JOIN ledger l"
+                "     ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'"
+                "   WHERE r.counted = 1 AND r.is_bot = 0 GROUP BY r.guild_id, v.variant, r.user_id)"
+                " SELECT t.guild_id, t.variant, t.user_id FROM t LEFT JOIN variant_standings s"
+                "   ON s.guild_id = t.guild_id AND s.variant = t.variant AND s.user_id = t.user_id"
+                " WHERE s.user_id IS NULL OR s.units != t.units OR s.points != t.points"
+                "    OR s.hands != t.hands OR s.fantasylands != t.fantasylands"
+                "    OR s.name != t.name"
+                " UNION SELECT s.guild_id, s.variant, s.user_id FROM variant_standings s"
+                " WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.guild_id = s.guild_id"
+                "   AND t.variant = s.variant AND t.user_id = s.user_id)"
+            ), "guild {guild_id} user {user_id}: the {variant} leaderboard's totals disagree"
+               " with the results")
             add(await self._all(
                 "SELECT a.id AS audit_id, a.amount, COALESCE(SUM(l.amount), 0) AS moved"
                 " FROM audit a LEFT JOIN ledger l ON l.audit_id = a.id AND l.kind = 'grant'"

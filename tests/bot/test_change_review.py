@@ -293,7 +293,9 @@ async def test_migration_004_upgrades_a_database_of_the_previous_version(tmp_pat
     con.executescript("DROP INDEX results_by_player;"
                       "CREATE INDEX results_by_user ON results (guild_id, user_id);"
                       "DROP TRIGGER results_to_standings; DROP TRIGGER standings_no_delete;"
-                      "DROP TABLE standings; ALTER TABLE servers DROP COLUMN idle_hours;"
+                      "DROP TABLE standings; DROP TRIGGER results_to_variant_standings;"
+                      "DROP TRIGGER variant_standings_no_delete; DROP TABLE variant_standings;"
+                      "ALTER TABLE servers DROP COLUMN idle_hours;"
                       "PRAGMA user_version = 3;")
     con.close()
     store = await Store.open(db)

@@ -186,7 +186,9 @@ async def test_migration_006_gives_existing_servers_the_default(tmp_path: Path) 
     await store.update_settings(G, start_balance=500)
     await store.close()
     con = sqlite3.connect(path)
-    con.executescript("ALTER TABLE servers DROP COLUMN idle_hours; PRAGMA user_version = 5;")
+    con.executescript("DROP TRIGGER results_to_variant_standings;"
+                      "DROP TRIGGER variant_standings_no_delete; DROP TABLE variant_standings;"
+                      "ALTER TABLE servers DROP COLUMN idle_hours; PRAGMA user_version = 5;")
     con.close()
     store = await Store.open(path)
     try:

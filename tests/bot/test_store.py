@@ -605,11 +605,12 @@ async def test_verify_ledger_finds_totals_that_disagree_with_the_results(store: 
 
 
 def back_to_schema_4(path: Path) -> None:
-    """The database at ``path`` as the bot before migration 005 left it (no standings, no
-    idle hours)."""
+    """The database at ``path`` as the bot before migration 005 left it (none of 005-007)."""
     con = sqlite3.connect(path)
     con.executescript("DROP TRIGGER results_to_standings; DROP TRIGGER standings_no_delete;"
-                      "DROP TABLE standings; ALTER TABLE servers DROP COLUMN idle_hours;"
+                      "DROP TABLE standings; DROP TRIGGER results_to_variant_standings;"
+                      "DROP TRIGGER variant_standings_no_delete; DROP TABLE variant_standings;"
+                      "ALTER TABLE servers DROP COLUMN idle_hours;"
                       "PRAGMA user_version = 4;")
     con.close()
 

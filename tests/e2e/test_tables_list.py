@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import make_world, table_of
+from .conftest import fill_move, hs_of, make_world, panel_cards, table_of
 
 pytestmark = pytest.mark.e2e
 
@@ -109,4 +109,32 @@ async def test_an_idle_table_closes_in_the_channel(tmp_path: Any) -> None:
         assert "opened" in r.content
         r = await w.slash(w.admin, "ofc-admin settings", idle_hours=0)
         assert "idle tables stay open" in r.content
+        w.fake.assert_clean()
+
+
+async def test_a_games_own_leaderboard(tmp_path: Any) -> None:
+    """`/ofc leaderboard variant:` ranks one game's hands: a chinese hand played here is on
+    the chinese board and the board of every game, not on the pineapple one."""
+    async with make_world(tmp_path, seed_factory=lambda: "tables-board",
+                          next_hand_delay=30) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="chinese", stake=2)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        t = table_of(w)
+        await w.fake.wait_until(lambda: t.hand is not None, 5, "the deal")
+        ask = await w.slash(w.bob, "ofc surrender")
+        await w.click(w.bob, ask, label="Yes, surrender")
+        cards = panel_cards((await w.slash(w.alice, "ofc hand")).content)
+        await w.slash(w.alice, "ofc place", move=fill_move(t, hs_of(w, w.alice), cards))
+        await w.fake.wait_until(lambda: t.last_result is not None, 20, "the settlement")
+        r = await w.slash(w.carol, "ofc leaderboard", variant="chinese")
+        assert r.files and r.content.startswith("Poker Night Chinese poker leaderboard"), \
+            r.content
+        assert r.content.index("alice") < r.content.index("bob")
+        r = await w.slash(w.carol, "ofc leaderboard", variant="pineapple")
+        assert "alice" not in r.content and "bob" not in r.content, r.content
+        r = await w.slash(w.carol, "ofc leaderboard")
+        assert "alice" in r.content and "bob" in r.content
+        assert await w.store.verify_ledger() == []
         w.fake.assert_clean()
