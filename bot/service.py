@@ -15,7 +15,7 @@ import logging
 import secrets
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
@@ -100,8 +100,12 @@ class SeatedElsewhere(ServiceError):
         return self._text([(g, c) for g, c in self.seated if g == guild_id])
 
 
+JUST_CLOSED = ("This table has just closed: every stack went back to its owner's balance. "
+               "`/ofc new` opens another.")
 IDLE_CHECK = 60.0
 """Seconds between two looks for idle tables (``TableService.close_idle``)."""
+IDLE_GRACE = 3600.0
+"""No table closes as idle in the first hour after the bot started."""
 NO_TABLE_HERE = "There is no table in this channel. Open one with `/ofc new`."
 
 
@@ -324,14 +328,15 @@ class TableState:
     in its final state: a restart before the showdown was posted still says them)."""
     resuming: bool = False
     """Loaded after a restart and not resumed yet (``TableService.resume``): commands wait."""
-    hand_ended: float = 0.0
-    """When this process last saw a hand of the table end (settled or voided; 0: not yet):
-    with the table's last write and its seats' arrivals, when it went idle (``idle_since``)."""
+    touched: float = 0.0
+    """When this process last wrote a change of the table (a seat, a deal, a hand's end: see
+    ``_refresh_after_write``; 0: none yet): with the table row's last write and its seats'
+    arrivals, when it went idle (``idle_since``)."""
 
-    def idle_since(self, floor: float = 0.0) -> float:
-        """Since when no hand has been dealt or ended here and nobody sat down (no earlier
-        than ``floor``: the bot's start, so time it was down does not count)."""
-        return max(floor, self.row.created_at, self.row.updated_at, self.hand_ended,
+    def idle_since(self) -> float:
+        """Since when nothing happened here: no hand dealt or ended, nobody sat down, in or
+        out, no option changed (what a restart keeps of it: the table's and seats' rows)."""
+        return max(self.row.created_at, self.row.updated_at, self.touched,
                    *(s.joined_at for s in self.seats))
 
     @property
@@ -627,7 +632,8 @@ class TableService:
         self.idle_check = idle_check
         """Seconds between two looks for idle tables (``close_idle``)."""
         self._awake_since: float | None = None
-        """When play resumed in this process (``resume``): idle time counts from there."""
+        """When play resumed in this process (``resume``): no table closes as idle in the
+        ``IDLE_GRACE`` after it."""
         self._idle_task: asyncio.Task[None] | None = None
 
     @property
@@ -846,6 +852,16 @@ class TableService:
             raise ServiceError(NO_TABLE_HERE)
         return _resumed(self.tables[table_id])
 
+    @contextlib.asynccontextmanager
+    async def _holding(self, t: TableState, stale: bool = False) -> AsyncIterator[None]:
+        """A command's hold of the table's lock, once the table is still open: one closed
+        while the command waited (by ``/ofc close``, as idle, its channel deleted) answers
+        that (``stale``: as a panel's click, which loses its buttons) and changes nothing."""
+        async with t.lock:
+            if self.tables.get(t.id) is not t:
+                raise (Stale if stale else ServiceError)(JUST_CLOSED)
+            yield
+
     def table(self, table_id: int) -> TableState:
         t = self.tables.get(table_id)
         if t is None:
@@ -959,6 +975,7 @@ class TableService:
         keeps them and goes on: the write happened, so it must not be reported or retried as
         a failure (the next refresh reads the rest)."""
         t.row = dataclasses.replace(t.row, **written)
+        t.touched = self.clock()  # (something happened here: the table is not idle)
         try:
             await self._refresh(t)
         except Exception:
@@ -996,7 +1013,7 @@ class TableService:
         self, guild_id: int, channel_id: int, user_id: int, name: str, buyin: int | None = None
     ) -> SeatRow:
         t = self.table_in_channel(channel_id)
-        async with t.lock:
+        async with self._holding(t):
             if t.row.status != "open":
                 raise ServiceError(CLOSING)
             seated = t.seat_of_user(user_id)
@@ -1052,7 +1069,7 @@ class TableService:
         t = self.table_in_channel(channel_id)
         if level not in BOT_LEVELS:
             raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
-        async with t.lock:
+        async with self._holding(t):
             _require_host(t, user_id, manage_guild, "seat a bot")
             if t.row.status != "open":
                 raise ServiceError(CLOSING)
@@ -1071,7 +1088,7 @@ class TableService:
         hands, else after the hand it plays (or the fantasyland it helped earn).  ``name``:
         the bot's name (or its seat number); none when the table has one bot."""
         t = self.table_in_channel(channel_id)
-        async with t.lock:
+        async with self._holding(t):
             _require_host(t, user_id, manage_guild, "remove a bot")
             bots = [s for s in t.bots if not s.leaving]
             if not bots:
@@ -1123,7 +1140,7 @@ class TableService:
 
     async def leave(self, channel_id: int, user_id: int) -> str:
         t = self.table_in_channel(channel_id, user_id)
-        async with t.lock:
+        async with self._holding(t):
             seat = self._my_seat(t, user_id)
             in_hand = t.hand is not None and seat.seat_no in t.hand_seats
             owes_fl = t.owes_fantasyland(seat.seat_no)
@@ -1245,7 +1262,7 @@ class TableService:
 
     async def sit_out(self, channel_id: int, user_id: int, out: bool) -> str:
         t = self.table_in_channel(channel_id, user_id)
-        async with t.lock:
+        async with self._holding(t):
             seat = self._my_seat(t, user_id)
             was_out = seat.sitting_out
             stays = not out and seat.leaving  # sitting in takes a leave request back
@@ -1335,7 +1352,7 @@ class TableService:
 
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
         t = self.table_in_channel(channel_id)
-        async with t.lock:  # (the host changes under the lock, when it leaves)
+        async with self._holding(t):  # (the host changes under the lock, when it leaves)
             _require_host(t, user_id, manage_guild, "close it")
             if t.row.status == "closing" and t.hand is not None:
                 raise ServiceError("This table already closes when the hand being played ends.")
@@ -1368,13 +1385,15 @@ class TableService:
                 log.exception("looking for idle tables failed")
 
     async def close_idle(self) -> list[TableState]:
-        """Close every table that has had no hand for its server's ``idle_hours`` (no hand
-        dealt or ended, nobody sat down; time the bot was down does not count): stacks go back
-        to balances, the channel is told, and the channel is free for a new table.  A hand
-        being played is never cut short.  The tables closed; one whose close fails on the
-        database is tried again at the next look."""
+        """Close every table where nothing happened for its server's ``idle_hours`` (no hand
+        dealt or ended, nobody sat down, in or out, no option changed): stacks go back to
+        balances, the channel is told, and the channel is free for a new table.  A hand being
+        played is never cut short, and none closes in the first ``IDLE_GRACE`` seconds after
+        the bot started (its players could not use it while it was down).  The tables closed;
+        one whose close fails on the database is tried again at the next look."""
         now = self.clock()
-        floor = self._awake_since if self._awake_since is not None else now
+        if self._awake_since is None or now - self._awake_since < IDLE_GRACE:
+            return []  # (just started: the players get a chance to come back first)
         hours: dict[int, int] = {}
         closed = []
         for t in list(self.tables.values()):
@@ -1385,11 +1404,11 @@ class TableService:
                 if guild not in hours:
                     hours[guild] = (await self.store.get_settings(guild)).idle_hours
                 limit = hours[guild] * 3600
-                if not limit or now - t.idle_since(floor) < limit:
+                if not limit or now - t.idle_since() < limit:
                     continue
                 async with t.lock:
                     if (t.hand is not None or self.tables.get(t.id) is not t
-                            or self.clock() - t.idle_since(floor) < limit):
+                            or self.clock() - t.idle_since() < limit):
                         continue  # (something happened meanwhile)
                     await self._close_now(t)
             except Exception:
@@ -1398,9 +1417,9 @@ class TableService:
             log.info("table %s closed: idle for %d hours", t.id, hours[guild])
             closed.append(t)
             await self.notifier.notice(
-                t, f"🕸️ No hand for {plural(hours[guild], 'hour')}, so the table is closed; "
-                "every stack went back to its owner's balance. `/ofc new` opens another.",
-                ping=False)
+                t, f"🕸️ Nothing happened here for {plural(hours[guild], 'hour')}, so the table "
+                "is closed; every stack went back to its owner's balance. `/ofc new` opens "
+                "another (server managers: `/ofc-admin settings idle_hours`).", ping=False)
             await self.notifier.table_changed(t)
         return closed
 
@@ -1489,7 +1508,7 @@ class TableService:
                                "all).")
         if deck not in (None, "four", "two"):
             raise ServiceError("The deck has `four` or `two` colours.")
-        async with t.lock:  # (the host changes under the lock, when it leaves)
+        async with self._holding(t):  # (the host changes under the lock, when it leaves)
             _require_host(t, user_id, manage_guild, "change its options")
             old = t.table_rules
             new = self._changed_rules(old, changes)
@@ -1541,7 +1560,7 @@ class TableService:
     # ------------------------------------------------------------------ hands
     async def start(self, channel_id: int, user_id: int) -> str:
         t = self.table_in_channel(channel_id)
-        async with t.lock:
+        async with self._holding(t):
             self._my_seat(t, user_id)
             if t.hand is not None:
                 raise ServiceError("A hand is already being played.")
@@ -1850,7 +1869,7 @@ class TableService:
 
         t = self.table_in_channel(channel_id, user_id)
         text, foul_ok = foul_confirmed(text)
-        async with t.lock:
+        async with self._holding(t):
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
             req = self._requirement_or_error(t, hs)
@@ -1934,7 +1953,7 @@ class TableService:
             raise ServiceError(f"That table is closed: hand #{hand_no} is over; nothing was "
                                "done.")
         _resumed(t)
-        async with t.lock:
+        async with self._holding(t):
             if hand_no is not None and (t.hand is None or t.row.hand_no != hand_no):
                 raise ServiceError(f"Hand #{hand_no} is over: nothing was done.")
             hs = self._my_hand_seat(t, user_id)
@@ -2080,7 +2099,7 @@ class TableService:
         t = self.table(table_id)
         before: tuple[int | None, int] = (None, 0)
         confirmed = False
-        async with t.lock:
+        async with self._holding(t, stale=True):
             seat = t.seat_of_user(user_id)
             if seat is None:  # (their own panel, from before they left: it loses its buttons)
                 raise Stale("You are not seated at this table any more: `/ofc join` takes a "
@@ -2185,7 +2204,7 @@ class TableService:
     # ------------------------------------------------------------------ suggestions
     async def suggest(self, channel_id: int, user_id: int) -> str:
         t = self.table_in_channel(channel_id, user_id)
-        async with t.lock:
+        async with self._holding(t):
             hs = self._my_hand_seat(t, user_id)
             assert t.hand is not None
             req = self._requirement_or_error(t, hs)
@@ -2531,7 +2550,6 @@ class TableService:
         t.back_late = {}
         t.settle_failures = 0
         t.bot_keys.clear()  # (the hand's bot decisions: a table's life of them would pile up)
-        t.hand_ended = self.clock()
         if t.timer is not None and t.timer is not asyncio.current_task():
             t.timer.cancel()
         t.timer = None

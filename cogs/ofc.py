@@ -35,7 +35,6 @@ from .presenter import (
     showdown_lines,
     showdown_view,
     split_message,
-    table_title,
     title_of,
 )
 from .views import DYNAMIC_ITEMS, send_panel, surrender_view
@@ -154,8 +153,13 @@ def _table_line(t: TableState) -> str:
     free = t.row.max_seats - len(t.seats)
     room = ("" if t.row.status == "closing" else
             f"; {plural(free, 'seat')} free" if free > 0 else "; full")
-    money = f", buy-in {t.row.buyin}" if t.row.stake else ""
-    return (f"<#{t.row.channel_id}> — {table_title(t)}{money} — "
+    # (the stakes a newcomer would play for: a table is practice only while one human plays)
+    stakes = title_of(t.rules.variant, t.row.stake, False)
+    if t.row.stake:
+        stakes += f", buy-in {t.row.buyin}"
+    if t.practice:
+        stakes += " (practice while one human plays)"
+    return (f"<#{t.row.channel_id}> — {stakes} — "
             f"{len(t.seats)}/{t.row.max_seats} seated: {seats or 'nobody'} — {state}{room}")
 
 

@@ -58,8 +58,9 @@ async def test_a_table_without_a_hand_for_a_day_closes_and_gives_the_stacks_back
     assert t.id not in svc.tables and t.row.status == "closed"
     assert await store.balance(G, ALICE) == 1000 and await store.balance(G, BOB) == 1000
     assert notices(rec)[-1] == (
-        "🕸️ No hand for 24 hours, so the table is closed; every stack went back to its "
-        "owner's balance. `/ofc new` opens another.")
+        "🕸️ Nothing happened here for 24 hours, so the table is closed; every stack went back "
+        "to its owner's balance. `/ofc new` opens another (server managers: `/ofc-admin "
+        "settings idle_hours`).")
     assert ("table", t.id) in rec.events  # (its message is marked closed)
     await svc.new_table(G, CH, CAROL, "carol", variant="ofc")  # the channel is free
     assert await store.verify_ledger() == []
@@ -112,22 +113,91 @@ async def test_idle_hours_0_keeps_tables_open() -> None:
     await store.close()
 
 
-async def test_time_the_bot_was_down_does_not_count(tmp_path: Path) -> None:
+async def test_a_restart_gives_an_hour_and_the_idle_time_before_it_counts(
+    tmp_path: Path,
+) -> None:
+    """Time before a restart counts (a bot restarted daily must still close a forgotten
+    table), and so does time it was down; but no table closes in the first hour after a start
+    (its players could not use it while the bot was down)."""
     clock = Clock()
     path = tmp_path / "ofc.db"
     svc, rec, store, t = await seated(clock, path)
+    clock.offset += 23 * HOUR
     await svc.shutdown()
     await store.close()
-    clock.offset += 72 * HOUR  # three days down
+    clock.offset += 60  # a one-minute restart
     svc, rec, store = await make(path, clock=clock)
     await svc.load_tables()
     await svc.resume()
     t = svc.table_in_channel(CH)
+    assert await svc.close_idle() == []  # idle 23 h: not yet
+    clock.offset += 0.9 * HOUR
+    assert await svc.close_idle() == []  # idle 24 h, in the hour after the start
+    clock.offset += 0.2 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+    # three days down: an hour after the start, not at once
+    svc, rec, store = await make(path, clock=clock)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.shutdown()
+    await store.close()
+    clock.offset += 72 * HOUR
+    svc, rec, store = await make(path, clock=clock)
+    await svc.load_tables()
+    await svc.resume()
     assert await svc.close_idle() == []
+    clock.offset += 1.01 * HOUR
+    assert [x.row.channel_id for x in await svc.close_idle()] == [CH]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_sitting_in_or_out_and_options_count_as_use() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    clock.offset += 23 * HOUR
+    await svc.sit_out(CH, BOB, True)
+    clock.offset += 23 * HOUR
+    assert await svc.close_idle() == []
+    await svc.sit_out(CH, BOB, False)
+    clock.offset += 23 * HOUR
+    assert await svc.close_idle() == []
+    await svc.set_options(CH, ALICE, False, timer=90)
     clock.offset += 23.9 * HOUR
     assert await svc.close_idle() == []
     clock.offset += 0.2 * HOUR
     assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_command_waiting_behind_the_close_is_told_the_table_closed() -> None:
+    """Found by a review: a command that waited for the table while the idle close held it
+    went on at the closed table (options written to it, "you are not seated" to a player who
+    was); now every command that waited says the table has just closed, and changes nothing."""
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    clock.offset += 25 * HOUR
+    for command in (lambda: svc.set_options(CH, ALICE, False, timer=90),
+                    lambda: svc.start(CH, ALICE), lambda: svc.leave(CH, BOB),
+                    lambda: svc.sit_out(CH, BOB, True), lambda: svc.join(G, CH, CAROL, "carol"),
+                    lambda: svc.close(CH, ALICE, False)):
+        if t.id not in svc.tables:  # (a new table for each try)
+            await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=300)
+            await svc.join(G, CH, BOB, "bob")
+            t = svc.table_in_channel(CH)
+            clock.offset += 25 * HOUR
+        async with t.lock:  # the close waits for the table first ...
+            closing = asyncio.ensure_future(svc.close_idle())
+            await asyncio.sleep(0.05)
+            waiting = asyncio.ensure_future(command())  # ... then the command, behind it
+            await asyncio.sleep(0.05)
+        assert await closing == [t]
+        with pytest.raises(ServiceError, match=r"^This table has just closed: every stack went"):
+            await waiting
+        assert t.id not in svc.tables
+    assert await store.verify_ledger() == []
     await svc.shutdown()
     await store.close()
 
@@ -137,7 +207,7 @@ async def test_the_bot_looks_on_its_own() -> None:
     svc, rec, store, t = await seated(clock, idle_check=0.02)
     clock.offset += 25 * HOUR
     await until(lambda: t.id not in svc.tables)
-    assert t.id not in svc.tables and "No hand for 24 hours" in notices(rec)[-1]
+    assert t.id not in svc.tables and "Nothing happened here for 24 hours" in notices(rec)[-1]
     await svc.shutdown()
     await store.close()
 

@@ -364,8 +364,9 @@ class Soak:
         idle_rounds = 0
         while idle_rounds < 3:
             await asyncio.sleep(0.002)
-            busy = [x for x in asyncio.all_tasks()
-                    if x is not me and not x.done() and not _sleeping_timer(x)]
+            busy = [x for x in asyncio.all_tasks()  # (the look for idle tables never ends)
+                    if x is not me and not x.done() and not _sleeping_timer(x)
+                    and x is not self.svc._idle_task]
             now = self.clock()
             expired = [t.id for t in self.svc.tables.values()
                        if t.hand is not None and not t.hand.is_over

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -54,7 +55,9 @@ async def test_server_commands_are_for_managers_only(tmp_path: Any) -> None:
         assert r.ephemeral and "Only the bot's owner" in r.content
         # /ofc help shows the managers' group to managers only
         for user in (w.bob, w.admin):
-            await w.slash(user, "ofc help")
+            r = await w.slash(user, "ofc help")
+            await asyncio.sleep(0.2)  # (what does not fit one message follows)
+            assert r.ephemeral and all(m.ephemeral for m in r.followups)
         member, manager = ("\n".join(m.content or "" for m in w.fake.visible_to(u) if m.ephemeral)
                            for u in (w.bob, w.admin))
         assert "`/ofc new` —" in member and "/ofc-admin" not in member

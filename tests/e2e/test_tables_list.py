@@ -53,8 +53,8 @@ async def test_the_open_tables_of_the_server_each_in_one_line(tmp_path: Any) -> 
             "Open tables (2):",
             f"<#{w.chan.id}> — Pineapple · 5 units/pt, buy-in 200 — 2/3 seated: alice, bob — "
             "hand #1 being played; 1 seat free",
-            f"<#{public.id}> — Open Face · practice — 2/2 seated: carol, Ada (bot) — not "
-            "started yet; full",
+            f"<#{public.id}> — Open Face · no units (practice while one human plays) — 2/2 "
+            "seated: carol, Ada (bot) — not started yet; full",
         ], lines
         r = await w.slash(w.dave, "ofc tables")  # he plays in the private thread: listed
         assert r.content.startswith("Open tables (3):")
@@ -96,7 +96,7 @@ async def test_an_idle_table_closes_in_the_channel(tmp_path: Any) -> None:
         assert table_of(w).row.status == "open"
         w.clock.offset += 0.2 * 3600
         notice = await w.fake.wait_for_message(
-            w.chan, lambda m: "No hand for 2 hours" in (m.content or ""), timeout=10,
+            w.chan, lambda m: "Nothing happened here for 2 hours" in (m.content or ""), timeout=10,
             include_existing=True)
         assert "every stack went back" in (notice.content or "")
         await w.fake.wait_until(lambda: not any(
