@@ -144,6 +144,16 @@ class OFCBot(commands.Bot):
         if self.service is not None:
             await self.service.resume()
 
+    async def on_disconnect(self) -> None:
+        """The gateway is gone (discord.py reconnects): tables wait to close as idle."""
+        if self.service is not None:
+            self.service.connection_lost()
+
+    async def on_resumed(self) -> None:
+        """The gateway session resumed after a disconnect (a new session: ``on_connect``)."""
+        if self.service is not None:
+            self.service.connection_back()
+
     async def on_ready(self) -> None:
         log.info("connected as %s (%s) in %d server(s)", self.user, getattr(self.user, "id", "?"),
                  len(self.guilds))

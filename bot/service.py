@@ -632,9 +632,11 @@ class TableService:
         self.idle_check = idle_check
         """Seconds between two looks for idle tables (``close_idle``)."""
         self._awake_since: float | None = None
-        """When play resumed in this process (``resume``): no table closes as idle in the
-        ``IDLE_GRACE`` after it."""
+        """When play resumed in this process (``resume``), or the gateway came back
+        (``connection_back``): no table closes as idle in the ``IDLE_GRACE`` after it."""
         self._idle_task: asyncio.Task[None] | None = None
+        self._connected = False
+        """Connected to Discord's gateway (``resume``, ``connection_lost``): players can act."""
 
     @property
     def notifier(self) -> SafeNotifier:
@@ -692,8 +694,7 @@ class TableService:
         pending, self._to_resume = self._to_resume, []
         if pending:
             log.info("resuming %d table(s)", len(pending))
-        if self._awake_since is None:
-            self._awake_since = self.clock()
+        self.connection_back()
         if self._idle_task is None and not self._closed:
             self._idle_task = asyncio.ensure_future(self._look_for_idle())
         closed, self._to_mark = self._to_mark, []
@@ -1375,6 +1376,17 @@ class TableService:
         await self.notifier.table_changed(t)
         return text
 
+    def connection_lost(self) -> None:
+        """Discord's gateway is gone for now: its players cannot act, so no table closes as
+        idle until it is back, and for ``IDLE_GRACE`` after (``connection_back``)."""
+        self._connected = False
+
+    def connection_back(self) -> None:
+        """Connected again (or for the first time): the idle closes wait ``IDLE_GRACE``."""
+        if not self._connected:
+            self._connected = True
+            self._awake_since = self.clock()
+
     async def _look_for_idle(self) -> None:
         """Every ``idle_check`` seconds, close the tables left idle (``close_idle``)."""
         while not self._closed:
@@ -1389,11 +1401,13 @@ class TableService:
         dealt or ended, nobody sat down, in or out, no option changed): stacks go back to
         balances, the channel is told, and the channel is free for a new table.  A hand being
         played is never cut short, and none closes in the first ``IDLE_GRACE`` seconds after
-        the bot started (its players could not use it while it was down).  The tables closed;
+        the bot started or its connection to Discord came back (its players could not use it
+        meanwhile), nor while that connection is lost.  The tables closed;
         one whose close fails on the database is tried again at the next look."""
         now = self.clock()
-        if self._awake_since is None or now - self._awake_since < IDLE_GRACE:
-            return []  # (just started: the players get a chance to come back first)
+        if (not self._connected or self._awake_since is None
+                or now - self._awake_since < IDLE_GRACE):
+            return []  # (just started or reconnected: the players get a chance first)
         hours: dict[int, int] = {}
         closed = []
         for t in list(self.tables.values()):

@@ -277,3 +277,23 @@ async def test_shutdown_stops_the_looking() -> None:
     await asyncio.sleep(0.05)
     assert task.done()
     await store.close()
+
+
+async def test_no_close_while_discord_is_out_of_reach_nor_in_the_hour_after() -> None:
+    """Found by a review: a long loss of the gateway (players cannot act) counted as idle
+    time; now nothing closes while it is lost, nor in the hour after it came back."""
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    clock.offset += 25 * HOUR
+    svc.connection_lost()
+    assert await svc.close_idle() == []
+    clock.offset += 5 * HOUR
+    assert await svc.close_idle() == []
+    svc.connection_back()
+    clock.offset += 0.9 * HOUR
+    assert await svc.close_idle() == []
+    svc.connection_back()  # (a second word of it changes nothing)
+    clock.offset += 0.2 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()

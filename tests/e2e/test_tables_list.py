@@ -138,3 +138,25 @@ async def test_a_games_own_leaderboard(tmp_path: Any) -> None:
         assert "alice" in r.content and "bob" in r.content
         assert await w.store.verify_ledger() == []
         w.fake.assert_clean()
+
+
+async def test_the_gateway_lost_and_back_reaches_the_idle_close(tmp_path: Any) -> None:
+    """discord.py's disconnect and resumed events hold the idle close, then give an hour."""
+    async with make_world(tmp_path, seed_factory=lambda: "tables-gateway",
+                          idle_check=0.05) as w:
+        bot = await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc")
+        await w.fake.wait_for_message(w.chan, lambda m: bool(m.files), include_existing=True)
+        bot.dispatch("disconnect")
+        await asyncio.sleep(0.1)
+        w.clock.offset += 30 * 3600
+        await asyncio.sleep(0.3)
+        assert table_of(w).row.status == "open"
+        bot.dispatch("resumed")
+        await asyncio.sleep(0.3)
+        assert table_of(w).row.status == "open"  # (the hour after)
+        w.clock.offset += 1.1 * 3600
+        await w.fake.wait_for_message(
+            w.chan, lambda m: "Nothing happened here for 24 hours" in (m.content or ""),
+            timeout=10, include_existing=True)
+        w.fake.assert_clean()
