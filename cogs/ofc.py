@@ -137,7 +137,10 @@ def _may_see(interaction: discord.Interaction, t: TableState) -> bool:
     if isinstance(channel, discord.Thread) and (
             channel.type is discord.ChannelType.private_thread):
         return False
-    return bool(channel.permissions_for(user).view_channel)
+    try:
+        return bool(channel.permissions_for(user).view_channel)
+    except discord.ClientException:  # (a thread whose parent channel is not cached)
+        return False
 
 
 def _table_line(t: TableState) -> str:

@@ -382,6 +382,10 @@ async def test_who_may_see_a_table_in_the_list() -> None:
     assert not _may_see(_Interaction(carol, _channel(discord.Thread, True, private=True)), t)  # type: ignore[arg-type]
     assert _may_see(_Interaction(carol, _channel(discord.Thread, True)), t)  # type: ignore[arg-type]
     assert not _may_see(_Interaction(carol, None), t)  # type: ignore[arg-type]
+    orphan = _channel(discord.Thread, True)  # (its parent not cached: discord.py raises)
+    orphan.permissions_for.side_effect = discord.ClientException("Parent channel not found")
+    assert not _may_see(_Interaction(carol, orphan), t)  # type: ignore[arg-type]
+    assert _may_see(_Interaction(bob, orphan), t)  # type: ignore[arg-type]
     await done(svc, store)
 
 
