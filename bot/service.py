@@ -2811,9 +2811,14 @@ class TableService:
         since = None if span is None else self.clock() - span
         return await self.store.leaderboard(guild_id, by, since, limit, variant)
 
-    async def stats(self, guild_id: int, user_id: int, name: str) -> PlayerStats:
+    async def stats(
+        self, guild_id: int, user_id: int, name: str, variant: str | None = None
+    ) -> PlayerStats:
+        """``variant``: that game's hands only (None: every game's)."""
+        if variant is not None and variant not in VARIANTS:
+            raise ServiceError("The game is ofc, pineapple or chinese.")
         await self.store.ensure_player(guild_id, user_id, name)
-        return await self.store.player_stats(guild_id, user_id)
+        return await self.store.player_stats(guild_id, user_id, variant)
 
     async def grant(
         self, guild_id: int, by_user: int, user_id: int, name: str, amount: int, manage: bool,

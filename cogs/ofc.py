@@ -578,16 +578,20 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
 
     @app_commands.command(name="stats", description="Hands, points, units, fouls, fantasylands")
+    @app_commands.describe(user="Whose stats (default: yours)",
+                           variant="One game's hands only (default: every game's)")
     async def stats(
-        self, interaction: discord.Interaction, user: discord.User | None = None
+        self, interaction: discord.Interaction, user: discord.User | None = None,
+        variant: Literal["ofc", "pineapple", "chinese"] | None = None,
     ) -> None:
         who = user or interaction.user
         _no_bot_account(who)
         await interaction.response.defer(ephemeral=True, thinking=True)  # a query and an image
-        st = await self.service.stats(_guild_id(interaction), who.id, _name(who))
+        st = await self.service.stats(_guild_id(interaction), who.id, _name(who), variant)
         hands = max(st.hands, 1)
         view = StatsView(
-            name=_name(who), hands=st.hands, points=st.points, units=st.units,
+            name=_name(who) + (f" · {VARIANT_NAMES[variant]}" if variant else ""),
+            hands=st.hands, points=st.points, units=st.units,
             foul_rate=st.fouls / hands if st.hands else 0.0,
             fantasyland_rate=st.fantasylands / hands if st.hands else 0.0,
             balances=tuple(st.balance_history),

@@ -216,6 +216,9 @@ def _audit_of(row: sqlite3.Row) -> AuditEntry:
     )
 
 
+_GAME = "(CASE WHEN json_valid(h.rules) THEN json_extract(h.rules, '$.variant') END)"
+"""The game of hand ``h`` (its rules say it)."""
+
 _SEAT_SELECT = """
     SELECT s.*,
            CASE WHEN s.is_bot THEN 0 ELSE COALESCE((
@@ -1277,8 +1280,7 @@ class Store:
         " AND s.variant = ?"
     _VARIANT_PERIOD = _PERIOD.replace(
         "WHERE r.guild_id = ?",
-        "JOIN hands h ON h.id = r.hand_id WHERE r.guild_id = ?"
-        " AND (CASE WHEN json_valid(h.rules) THEN json_extract(h.rules, '$.variant') END) = ?")
+        f"JOIN hands h ON h.id = r.hand_id WHERE r.guild_id = ? AND {_GAME} = ?")
 
     async def leaderboard(
         self, guild_id: int, by: str = "units", since: float | None = None, limit: int = 10,
@@ -1333,39 +1335,46 @@ class Store:
         ))
         return balance, in_play
 
-    async def player_stats(self, guild_id: int, user_id: int) -> PlayerStats:
+    async def player_stats(
+        self, guild_id: int, user_id: int, variant: str | None = None
+    ) -> PlayerStats:
         """Counted hands of a human in a server (a surrender counts as no foul), the wallet,
         and units owned before and after each of the last 30 counted hands (see
-        ``PlayerStats.balance_history``)."""
+        ``PlayerStats.balance_history``); of one ``variant``'s hands if given (the units
+        owned are still the player's in the server)."""
         guild_id, user_id = _id(guild_id, "guild_id"), _id(user_id, "user_id")
+        join, only = "", ""
+        game: tuple[str, ...] = ()
+        if variant is not None:
+            join, only, game = "JOIN hands h ON h.id = r.hand_id", f"AND {_GAME} = ?", (variant,)
         async with self._lock:
             totals = await self._one(
-                """
+                f"""
                 SELECT COUNT(*) AS hands,
                        COALESCE(SUM(COALESCE(r.ranked_points, r.points)), 0) AS points,
                        COALESCE(SUM(l.amount), 0) AS units,
                        COALESCE(SUM(r.fouled AND NOT r.surrendered), 0) AS fouls,
                        COALESCE(SUM(r.fantasyland), 0) AS fantasylands
-                FROM results r
+                FROM results r {join}
                 LEFT JOIN ledger l
                        ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'
-                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0
+                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0 {only}
                 """,
-                (guild_id, user_id),
+                (guild_id, user_id, *game),
             )
             assert totals is not None
             last = await self._all(
-                """
+                f"""
                 SELECT h.ledger_seq AS seq,
                        (SELECT COALESCE(SUM(l.amount), 0) FROM ledger l
                         WHERE l.hand_id = h.id AND l.user_id = r.user_id
                           AND l.kind = 'hand') AS won
                 FROM results r JOIN hands h ON h.id = r.hand_id
-                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0
+                WHERE r.guild_id = ? AND r.user_id = ? AND r.counted = 1 AND r.is_bot = 0 {only}
                 ORDER BY h.ledger_seq DESC, h.finished_at DESC, h.id DESC
                 LIMIT ?
                 """,
-                (guild_id, user_id, HISTORY_POINTS),
+                (guild_id, user_id, *game, HISTORY_POINTS),
             )
             # units owned after each of them: what is owned now less what moved since (the
             # player's ledger read once, not once per hand: that was 30 reads of a long one)

@@ -136,3 +136,36 @@ async def test_the_service_checks_the_game() -> None:
         await svc.leaderboard(G, "units", "all", variant="poker")
     assert await svc.leaderboard(G, "units", "week", variant="chinese") == []
     await store.close()
+
+
+async def test_a_players_stats_of_one_game() -> None:
+    """`/ofc stats variant:`: that game's hands, fouls and fantasylands; the balance line is
+    still the units the player owned after each of them (all games' moves counted)."""
+    store = await Store.open(":memory:")
+    pine = await seated(store, G, CH, "pineapple")
+    ofc = await seated(store, G, CH + 1, "ofc")
+    await played(store, pine, 1, "pineapple", {ALICE: 30, BOB: -30}, DAY, fouled=False)
+    await played(store, ofc, 1, "ofc", {ALICE: -12, BOB: 12}, 2 * DAY)
+    await played(store, pine, 2, "pineapple", {ALICE: -5, BOB: 5}, 3 * DAY, fantasyland=True)
+    every = await store.player_stats(G, ALICE)
+    pineapple = await store.player_stats(G, ALICE, "pineapple")
+    ofc_only = await store.player_stats(G, ALICE, "ofc")
+    assert (every.hands, every.units, every.fantasylands) == (3, 13, 1)
+    assert (pineapple.hands, pineapple.units, pineapple.points, pineapple.fantasylands) == (
+        2, 25, 25, 1)
+    assert (ofc_only.hands, ofc_only.units, ofc_only.fantasylands) == (1, -12, 0)
+    # owned: 1000 at the start; +30, -12, -5 -> 1030, 1018, 1013
+    assert every.balance_history == [1000, 1030, 1018, 1013]
+    assert pineapple.balance_history == [1000, 1030, 1013]  # (before the first, after each)
+    assert ofc_only.balance_history == [1030, 1018]
+    assert pineapple.balance == every.balance
+    assert (await store.player_stats(G, ALICE, "chinese")).hands == 0
+    await store.close()
+
+
+async def test_the_service_checks_the_game_of_stats() -> None:
+    svc, rec, store = await make()
+    with pytest.raises(ServiceError, match="The game is ofc, pineapple or chinese."):
+        await svc.stats(G, ALICE, "alice", variant="poker")
+    assert (await svc.stats(G, ALICE, "alice", variant="ofc")).hands == 0
+    await store.close()

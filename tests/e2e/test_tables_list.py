@@ -136,6 +136,10 @@ async def test_a_games_own_leaderboard(tmp_path: Any) -> None:
         assert "alice" not in r.content and "bob" not in r.content, r.content
         r = await w.slash(w.carol, "ofc leaderboard")
         assert "alice" in r.content and "bob" in r.content
+        r = await w.slash(w.bob, "ofc stats", variant="chinese")  # and the player's own
+        assert r.ephemeral and r.files and "bob · Chinese poker — 1 hand," in r.content, r.content
+        r = await w.slash(w.bob, "ofc stats", variant="pineapple")
+        assert "bob · Pineapple — 0 hands" in r.content, r.content
         assert await w.store.verify_ledger() == []
         w.fake.assert_clean()
 
