@@ -327,8 +327,12 @@ def _cut_middle(name: str, start: int, at: int, face: str, size: int, width: int
                 continue
             rest = fit_text(tail, face, size, room)
             shown = head + rest
-            if text_width(shown, face, size) > width:
-                continue
+            over = text_width(shown, face, size) - width
+            if over > 0:  # (the two parts side by side can be wider than each measured alone)
+                rest = fit_text(tail, face, size, room - over)
+                shown = head + rest
+                if text_width(shown, face, size) > width:
+                    continue
             if rest == tail or (len(rest) - 1 >= need and rest != "…"):
                 return shown
     return ""

@@ -397,3 +397,13 @@ def test_names_cut_alike_are_told_apart(start: str, end_a: str, end_b: str, widt
 def test_a_name_and_the_same_name_longer_are_told_apart() -> None:
     names = ("Alexander the Great", "Alexander the Great II")
     assert [fit_name(n, names, "bold", 15, 100) for n in names] == ["Alex…Great", "Al…Great II"]
+
+
+def test_two_names_told_apart_in_a_narrow_box() -> None:
+    """Found by the property above in a clean clone: at 60 px "00000v00" and "0000C os" were
+    both "0000…": the head and the differing end measured apart fit, side by side they were a
+    pixel too wide, and no shorter end was tried."""
+    a, b = "00000v00", "0000C os"
+    fa, fb = (fit_name(n, (a, b), "bold", 15, 60) for n in (a, b))
+    assert fa != fb and "…" in fa and "…" in fb, (fa, fb)
+    assert max(text_width(fa, "bold", 15), text_width(fb, "bold", 15)) <= 60
