@@ -216,8 +216,10 @@ def _audit_of(row: sqlite3.Row) -> AuditEntry:
     )
 
 
-_GAME = "(CASE WHEN json_valid(h.rules) THEN json_extract(h.rules, '$.variant') END)"
-"""The game of hand ``h`` (its rules say it)."""
+_GAME = ("COALESCE(CASE WHEN json_valid(h.rules) THEN json_extract(h.rules, '$.variant') END,"
+         " 'ofc')")
+"""The game of hand ``h``: what its rules say, else theirs by default (``Rules().variant``;
+migration 007 and its trigger read it alike)."""
 
 _SEAT_SELECT = """
     SELECT s.*,
@@ -1496,7 +1498,7 @@ class Store:
                " results")
             add(await self._all(
                 "WITH v AS (SELECT id, COALESCE(CASE WHEN json_valid(rules)"
-                "   THEN json_extract(rules, '$.variant') END, '') AS variant FROM hands),"
+                "   THEN json_extract(rules, '$.variant') END, 'ofc') AS variant FROM hands),"
                 f" t AS (SELECT r.guild_id AS guild_id, v.variant AS variant, {self._TOTALS}"
                 "   FROM results r JOIN v ON v.id = r.hand_id LEFT JOIN ledger l"
                 "     ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'"

@@ -36,6 +36,15 @@ async def played(store: Store, table_id: int, number: int, variant: str,
     await store.finish_hand(hand.id, {}, results, moves, now)
 
 
+def back_to_schema_6(path: Path) -> None:
+    """The database at ``path`` as the bot before migration 007 left it."""
+    con = sqlite3.connect(path)
+    con.executescript("DROP TRIGGER results_to_variant_standings;"
+                      "DROP TRIGGER variant_standings_no_delete; DROP TABLE variant_standings;"
+                      "PRAGMA user_version = 6;")
+    con.close()
+
+
 def board(entries: list[LeaderEntry]) -> list[tuple[int, int, int, int]]:
     return [(e.user_id, e.units, e.points, e.hands) for e in entries]
 
@@ -114,11 +123,7 @@ async def test_migration_007_adds_up_each_games_totals_of_an_older_database(
     await store.finish_hand(hand.id, {}, [res(ALICE, 0, 1, 0), res(BOB, 1, -1, 0)], {}, DAY)
     before = {v: await store.leaderboard(G, "units", variant=v) for v in ("pineapple", "ofc")}
     await store.close()
-    con = sqlite3.connect(path)
-    con.executescript("DROP TRIGGER results_to_variant_standings;"
-                      "DROP TRIGGER variant_standings_no_delete; DROP TABLE variant_standings;"
-                      "PRAGMA user_version = 6;")
-    con.close()
+    back_to_schema_6(path)
     store = await Store.open(path)
     try:
         assert await store.schema_version() == load_migrations()[-1][0]
@@ -128,6 +133,16 @@ async def test_migration_007_adds_up_each_games_totals_of_an_older_database(
         assert await store.verify_ledger() == []
     finally:
         await store.close()
+
+
+def test_the_stores_default_game_is_the_rules_default() -> None:
+    """A hand whose rules do not say their game is played as ``Rules()``'s: the store files
+    it there too (its SQL and migration 007's say 'ofc')."""
+    from bot.store.store import _GAME
+    from engine import Rules
+
+    migration = next(sql for n, _, sql in load_migrations() if n == 7)
+    assert f"'{Rules().variant}')" in _GAME and migration.count(f"'{Rules().variant}')") == 2
 
 
 async def test_the_service_checks_the_game() -> None:

@@ -1,6 +1,8 @@
 -- The totals of each game (ofc, pineapple, chinese) apart: `/ofc leaderboard variant`.  Kept
 -- like `standings` (migration 005), by a trigger as results are written; a result's game is
--- its hand's (hands.rules; '' when that does not say).  Store.verify_ledger checks them against the results.
+-- its hand's (hands.rules; ofc, the rules' default, when they do not say).
+-- Store.verify_ledger checks them against the results.  (SQLite's JSON functions: built in
+-- since SQLite 3.38, and in the usual builds before it.)
 
 CREATE TABLE variant_standings (
     guild_id      INTEGER NOT NULL,
@@ -23,7 +25,7 @@ SELECT r.guild_id, v.variant, r.user_id, MAX(r.name),
        SUM(r.fantasyland)
 FROM results r
 JOIN (SELECT id, COALESCE(CASE WHEN json_valid(rules) THEN json_extract(rules, '$.variant') END,
-                          '') AS variant
+                          'ofc') AS variant
       FROM hands) v ON v.id = r.hand_id
 LEFT JOIN ledger l ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'
 WHERE r.counted = 1 AND r.is_bot = 0
@@ -37,7 +39,7 @@ BEGIN
     VALUES (
         NEW.guild_id,
         COALESCE((SELECT CASE WHEN json_valid(rules) THEN json_extract(rules, '$.variant') END
-                  FROM hands WHERE id = NEW.hand_id), ''),
+                  FROM hands WHERE id = NEW.hand_id), 'ofc'),
         NEW.user_id, NEW.name,
         (SELECT COALESCE(SUM(amount), 0) FROM ledger
           WHERE hand_id = NEW.hand_id AND user_id = NEW.user_id AND kind = 'hand'),
