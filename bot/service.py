@@ -105,7 +105,8 @@ JUST_CLOSED = ("This table has just closed: every stack went back to its owner's
 IDLE_CHECK = 60.0
 """Seconds between two looks for idle tables (``TableService.close_idle``)."""
 IDLE_GRACE = 3600.0
-"""No table closes as idle in the first hour after the bot started."""
+"""No table closes as idle in the first hour after the bot started or its connection to
+Discord came back."""
 NO_TABLE_HERE = "There is no table in this channel. Open one with `/ofc new`."
 
 

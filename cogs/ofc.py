@@ -680,7 +680,7 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
         start_balance="Units a new player gets", max_stake="Largest stake (units per point)",
         default_buyin="A new table's buy-in", max_buyin="Largest buy-in",
         default_timer="Seconds per decision at a new table",
-        idle_hours="A table closes after this many hours without a hand (0: never)")
+        idle_hours="A table closes after this many hours with nothing happening (0: never)")
     async def settings(
         self, interaction: discord.Interaction,
         start_balance: app_commands.Range[int, 0, 10_000_000] | None = None,
@@ -695,7 +695,7 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
             max_stake=max_stake, default_buyin=default_buyin, max_buyin=max_buyin,
             default_timer=default_timer, idle_hours=idle_hours,
         )
-        idle = (f"a table closes after {plural(s.idle_hours, 'hour')} without a hand"
+        idle = (f"a table closes after {plural(s.idle_hours, 'hour')} with nothing happening"
                 if s.idle_hours else "idle tables stay open")
         await interaction.response.send_message(
             f"⚙️ Start balance {s.start_balance}, max stake {s.max_stake}/pt, default buy-in "

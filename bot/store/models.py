@@ -23,7 +23,7 @@ class ServerSettings:
     default_timer: int = 60
     """Seconds per decision."""
     idle_hours: int = 24
-    """A table closes after this many hours without a hand (0: never)."""
+    """A table closes after this many hours with nothing happening (0: never)."""
     admin_role_id: int | None = None
     """Role allowed to grant units and change settings (None: the cog's own rule)."""
 

@@ -488,9 +488,9 @@ async def test_the_settings_answer_says_the_idle_hours(tmp_path: Any) -> None:
     async with make_world(tmp_path, seed_factory=lambda: "idle-settings") as w:
         await w.start_bot()
         r = await w.slash(w.admin, "ofc-admin settings")
-        assert r.ephemeral and "a table closes after 24 hours without a hand" in r.content
+        assert r.ephemeral and "a table closes after 24 hours with nothing happening" in r.content
         r = await w.slash(w.admin, "ofc-admin settings", idle_hours=1)
-        assert "a table closes after 1 hour without a hand" in r.content, r.content
+        assert "a table closes after 1 hour with nothing happening" in r.content, r.content
         assert (await w.store.get_settings(w.guild.id)).idle_hours == 1
         w.fake.assert_clean()
 

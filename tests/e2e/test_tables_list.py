@@ -82,13 +82,13 @@ async def test_who_sits_out_and_a_closing_table(tmp_path: Any) -> None:
 
 
 async def test_an_idle_table_closes_in_the_channel(tmp_path: Any) -> None:
-    """A server manager sets ``idle_hours``; a table left without a hand that long closes: the
+    """A server manager sets ``idle_hours``; a table left with nothing happening that long closes: the
     channel is told, its message loses its button, stacks are back, ``/ofc tables`` is empty
     and the channel takes a new table."""
     async with make_world(tmp_path, seed_factory=lambda: "tables-idle", idle_check=0.05) as w:
         await w.start_bot()
         r = await w.slash(w.admin, "ofc-admin settings", idle_hours=2)
-        assert r.ephemeral and "a table closes after 2 hours without a hand" in r.content
+        assert r.ephemeral and "a table closes after 2 hours with nothing happening" in r.content
         await w.slash(w.alice, "ofc new", variant="ofc", buyin=300)
         await w.slash(w.bob, "ofc join", buyin=300)
         w.clock.offset += 1.9 * 3600

@@ -1,4 +1,4 @@
--- A server's tables close after this many hours without a hand (0: never), stacks back to
+-- A server's tables close after this many hours with nothing happening (0: never), stacks back to
 -- their owners' balances: a table forgotten by its players no longer holds its channel (one
 -- table a channel) and their units.
 
