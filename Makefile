@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) -m bench.render
 	$(PY) -m bench.solver --no-stay
 	$(PY) -m bench.rollouts
+	$(PY) -m bench.boards
 
 bench-ai: $(STAMP)
 	$(PY) -m bench.ai

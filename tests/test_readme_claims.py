@@ -363,7 +363,9 @@ def test_what_the_make_targets_run() -> None:
     assert re.search(r"^test: lint$", makefile, re.M)  # make test = lint, then pytest
     assert any("pytest" in x for x in r["test"])
     assert r["bench"] == ["$(PY) -m bench.engine", "$(PY) -m bench.render",
-                          "$(PY) -m bench.solver --no-stay", "$(PY) -m bench.rollouts"]
+                          "$(PY) -m bench.solver --no-stay", "$(PY) -m bench.rollouts",
+                          "$(PY) -m bench.boards"]
+    assert "| `make bench` | engine, renderer, solver, AI-rollout and leaderboard" in README
     assert r["bench-ai"] == ["$(PY) -m bench.ai"]
     assert r["bench-latency"] == ["$(PY) -m bench.latency"]
     assert r["gallery"] == ["$(PY) -m renderer.gallery docs/images"]
