@@ -307,15 +307,16 @@ class Store:
     async def _write(self) -> AsyncIterator[None]:
         """Lock + ``BEGIN IMMEDIATE``; commit on success, roll back on any exception, the
         commit's own too (a COMMIT that fails, disk full or I/O error, left the transaction
-        open: its writes visible to the reads that followed, every later write refused)."""
+        open: its writes visible to the reads that followed, every later write refused), and
+        a cancellation while the BEGIN is on its way (it still runs: the ROLLBACK is queued
+        after it on the connection's thread; with no transaction it does nothing)."""
         async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
             try:
+                await self._db.execute("BEGIN IMMEDIATE")
                 yield
                 await self._db.commit()
             except BaseException:
-                if self._db.in_transaction:
-                    await self._db.rollback()
+                await self._db.rollback()
                 raise
 
     async def _one(self, sql: str, params: _Params = ()) -> sqlite3.Row | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sqlite3
 from collections.abc import AsyncIterator
@@ -869,3 +870,23 @@ async def test_a_rebuy_keeps_when_the_player_first_sat_down(store: Store) -> Non
     assert min(seats, key=lambda s: s.joined_at).user_id == ALICE
     balance, at_tables = await store.wallet(G, ALICE)
     assert at_tables == 150 and await store.verify_ledger() == []
+
+
+async def test_a_write_cancelled_while_it_begins_leaves_no_transaction_open() -> None:
+    """Found while reviewing a flaky test: a write cancelled (the bot stopping) while its
+    BEGIN was on its way left that transaction open on the connection (the BEGIN ran, the
+    rollback was never asked for), and every later write failed "cannot start a transaction
+    within a transaction"."""
+    store = await Store.open(":memory:")
+    try:
+        for pause in range(4):  # cancelled at each of its first steps
+            task = asyncio.ensure_future(store.ensure_player(G, ALICE + pause, "x"))
+            for _ in range(pause):
+                await asyncio.sleep(0)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await store.ensure_player(G, BOB, "bob")  # a later write goes through
+            assert not store._db.in_transaction
+    finally:
+        await store.close()
