@@ -580,6 +580,12 @@ def _settled_showdown(
     )
 
 
+def _check_game(variant: str | None) -> None:
+    """A board or stats of one game (``variant``) or of every game (None)."""
+    if variant is not None and variant not in VARIANTS:
+        raise ServiceError("The game is ofc, pineapple or chinese.")
+
+
 def _resumed(t: TableState) -> TableState:
     """``t``, unless the bot has just restarted and not resumed it yet (``load_tables``)."""
     if t.resuming:
@@ -2806,8 +2812,7 @@ class TableService:
             raise ServiceError("Rank by units, points, hands or fantasylands.")
         if period not in PERIODS:
             raise ServiceError("The period is day, week, month or all.")
-        if variant is not None and variant not in VARIANTS:
-            raise ServiceError("The game is ofc, pineapple or chinese.")
+        _check_game(variant)
         span = PERIODS[period]
         since = None if span is None else self.clock() - span
         return await self.store.leaderboard(guild_id, by, since, limit, variant)
@@ -2816,8 +2821,7 @@ class TableService:
         self, guild_id: int, user_id: int, name: str, variant: str | None = None
     ) -> PlayerStats:
         """``variant``: that game's hands only (None: every game's)."""
-        if variant is not None and variant not in VARIANTS:
-            raise ServiceError("The game is ofc, pineapple or chinese.")
+        _check_game(variant)
         await self.store.ensure_player(guild_id, user_id, name)
         return await self.store.player_stats(guild_id, user_id, variant)
 

@@ -1285,6 +1285,29 @@ class Store:
         "WHERE r.guild_id = ?",
         f"JOIN hands h ON h.id = r.hand_id WHERE r.guild_id = ? AND {_GAME} = ?")
 
+    @classmethod
+    def _kept_totals_check(cls, table: str, by_game: bool) -> str:
+        """A query for the rows of the kept totals ``table`` (migration 005, or 007 when
+        ``by_game``: by each hand's game, ``_GAME``) that disagree with the results added up,
+        or that no result backs; each row's keys."""
+        keys = ("guild_id", "variant", "user_id") if by_game else ("guild_id", "user_id")
+        game, hands = (f", {_GAME} AS variant", " JOIN hands h ON h.id = r.hand_id") if by_game \
+            else ("", "")
+        match = " AND ".join(f"s.{k} = t.{k}" for k in keys)
+        return (
+            f"WITH t AS (SELECT r.guild_id AS guild_id{game}, {cls._TOTALS} FROM results r{hands}"
+            "   LEFT JOIN ledger l"
+            "     ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'"
+            "   WHERE r.counted = 1 AND r.is_bot = 0"
+            f"   GROUP BY {', '.join(f'r.{k}' if k != 'variant' else k for k in keys)})"
+            f" SELECT {', '.join(f't.{k}' for k in keys)} FROM t LEFT JOIN {table} s ON {match}"
+            " WHERE s.user_id IS NULL OR s.units != t.units OR s.points != t.points"
+            "    OR s.hands != t.hands OR s.fantasylands != t.fantasylands"
+            "    OR s.name != t.name"
+            f" UNION SELECT {', '.join(f's.{k}' for k in keys)} FROM {table} s"
+            f" WHERE NOT EXISTS (SELECT 1 FROM t WHERE {match})"
+        )
+
     async def leaderboard(
         self, guild_id: int, by: str = "units", since: float | None = None, limit: int = 10,
         variant: str | None = None,
@@ -1482,38 +1505,12 @@ class Store:
                 " LEFT JOIN results r ON r.hand_id = l.hand_id AND r.user_id = l.user_id"
                 " WHERE l.kind = 'hand' AND r.hand_id IS NULL"
             ), "hand {hand_id} user {user_id}: moved {amount} units without a result")
-            add(await self._all(
-                f"WITH t AS (SELECT r.guild_id AS guild_id, {self._TOTALS} FROM results r"
-                "   LEFT JOIN ledger l"
-                "     ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'"
-                "   WHERE r.counted = 1 AND r.is_bot = 0 GROUP BY r.guild_id, r.user_id)"
-                " SELECT t.guild_id, t.user_id FROM t LEFT JOIN standings s"
-                "   ON s.guild_id = t.guild_id AND s.user_id = t.user_id"
-                " WHERE s.user_id IS NULL OR s.units != t.units OR s.points != t.points"
-                "    OR s.hands != t.hands OR s.fantasylands != t.fantasylands"
-                "    OR s.name != t.name"
-                " UNION SELECT s.guild_id, s.user_id FROM standings s"
-                " WHERE NOT EXISTS (SELECT 1 FROM t"
-                "   WHERE t.guild_id = s.guild_id AND t.user_id = s.user_id)"
-            ), "guild {guild_id} user {user_id}: the leaderboard's totals disagree with the"
-               " results")
-            add(await self._all(
-                "WITH v AS (SELECT id, COALESCE(CASE WHEN json_valid(rules)"
-                "   THEN json_extract(rules, '$.variant') END, 'ofc') AS variant FROM hands),"
-                f" t AS (SELECT r.guild_id AS guild_id, v.variant AS variant, {self._TOTALS}"
-                "   FROM results r JOIN v ON v.id = r.hand_id LEFT JOIN ledger l"
-                "     ON l.hand_id = r.hand_id AND l.user_id = r.user_id AND l.kind = 'hand'"
-                "   WHERE r.counted = 1 AND r.is_bot = 0 GROUP BY r.guild_id, v.variant, r.user_id)"
-                " SELECT t.guild_id, t.variant, t.user_id FROM t LEFT JOIN variant_standings s"
-                "   ON s.guild_id = t.guild_id AND s.variant = t.variant AND s.user_id = t.user_id"
-                " WHERE s.user_id IS NULL OR s.units != t.units OR s.points != t.points"
-                "    OR s.hands != t.hands OR s.fantasylands != t.fantasylands"
-                "    OR s.name != t.name"
-                " UNION SELECT s.guild_id, s.variant, s.user_id FROM variant_standings s"
-                " WHERE NOT EXISTS (SELECT 1 FROM t WHERE t.guild_id = s.guild_id"
-                "   AND t.variant = s.variant AND t.user_id = s.user_id)"
-            ), "guild {guild_id} user {user_id}: the {variant} leaderboard's totals disagree"
-               " with the results")
+            add(await self._all(self._kept_totals_check("standings", by_game=False)),
+                "guild {guild_id} user {user_id}: the leaderboard's totals disagree with the"
+                " results")
+            add(await self._all(self._kept_totals_check("variant_standings", by_game=True)),
+                "guild {guild_id} user {user_id}: the {variant} leaderboard's totals disagree"
+                " with the results")
             add(await self._all(
                 "SELECT a.id AS audit_id, a.amount, COALESCE(SUM(l.amount), 0) AS moved"
                 " FROM audit a LEFT JOIN ledger l ON l.audit_id = a.id AND l.kind = 'grant'"
