@@ -26,6 +26,20 @@ def same_showdown(a: ShowdownResult, b: ShowdownResult) -> bool:
     return all(getattr(a, f) == getattr(b, f) for f in SHOWN)
 
 
+async def practice_hand_played(seed: str) -> tuple[Any, Any, Any, Any, ShowdownResult]:
+    """Alice's practice table (ofc, a bot), its first hand played: the service, recorder,
+    store, table and the showdown posted."""
+    svc, rec, store = await make(seed_factory=lambda: seed)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    await until(lambda: t.hand is not None)
+    await finish_by_autoplay(svc)
+    await until(lambda: bool(posted(rec)))
+    live, = posted(rec)
+    return svc, rec, store, t, live
+
+
 @pytest.mark.parametrize("variant", ["ofc", "pineapple", "chinese"])
 async def test_a_settled_hand_shows_the_showdown_that_was_posted(variant: str) -> None:
     svc, rec, store, t = await heads_up(f"past-{variant}", variant=variant)
@@ -89,14 +103,7 @@ async def test_the_last_table_of_a_channel_after_it_closed_and_its_voided_hand()
 
 
 async def test_a_practice_hand_moved_no_units_and_says_so() -> None:
-    svc, rec, store = await make(seed_factory=lambda: "past-practice")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    await until(lambda: t.hand is not None)
-    await finish_by_autoplay(svc)
-    await until(lambda: bool(posted(rec)))
-    live, = posted(rec)
+    svc, rec, store, t, live = await practice_hand_played("past-practice")
     past = await svc.past_hand(CH, 1)
     assert past.result.practice and past.result.units is None
     assert same_showdown(past.result, live)
@@ -142,14 +149,7 @@ async def test_a_hand_saved_before_the_shown_fantasylands_and_practice_were() ->
     """A final state written by an older bot has no ``fantasyland_shown`` (the sizes come from
     the hand's rules, none where its results say none was earned) and may have no
     ``practice`` (a hand that counted for nobody was practice)."""
-    svc, rec, store = await make(seed_factory=lambda: "past-old")
-    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", bots=1)
-    await svc.start(CH, ALICE)
-    t = svc.table_in_channel(CH)
-    await until(lambda: t.hand is not None)
-    await finish_by_autoplay(svc)
-    await until(lambda: bool(posted(rec)))
-    live, = posted(rec)
+    svc, rec, store, t, live = await practice_hand_played("past-old")
     (row, _), = await store.history(t.id, 1)
     old = {k: v for k, v in row.state.items() if k not in ("fantasyland_shown", "practice")}
     assert set(row.state) - set(old) == {"fantasyland_shown", "practice"}
