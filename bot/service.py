@@ -107,6 +107,22 @@ IDLE_CHECK = 60.0
 IDLE_GRACE = 3600.0
 """No table closes as idle in the first hour after the bot started or its connection to
 Discord came back."""
+IDLE_WARNING = 3600.0
+"""How long before an idle close its channel is warned (at most a quarter of the idle time:
+15 minutes before a close after one idle hour), pinging its seated players."""
+
+
+def _about(seconds: float, *, past: bool = False) -> str:
+    """A span in words, roughly: whole hours from about an hour on, else minutes (``past``: a
+    time gone by, rounded down, so that it never says more than it was)."""
+    if past:
+        return (plural(int(seconds // 3600), "hour") if seconds >= 3600
+                else plural(max(1, int(seconds // 60)), "minute"))
+    if seconds >= 3600 - 150:
+        return plural(round(seconds / 3600), "hour")
+    return plural(max(1, round(seconds / 60)), "minute")
+
+
 NO_TABLE_HERE = "There is no table in this channel. Open one with `/ofc new`."
 
 
@@ -333,6 +349,10 @@ class TableState:
     """When this process last wrote a change of the table (a seat, a deal, a hand's end: see
     ``_refresh_after_write``; 0: none yet): with the table row's last write and its seats'
     arrivals, when it went idle (``idle_since``)."""
+    idle_warned: float | None = None
+    """The ``idle_since`` of the idle time the channel was last warned of (``close_idle``):
+    one warning each time the table goes idle (not saved: a restart, which delays the close,
+    may warn again)."""
 
     def idle_since(self) -> float:
         """Since when nothing happened here: no hand dealt or ended, nobody sat down, in or
@@ -1409,12 +1429,14 @@ class TableService:
         balances, the channel is told, and the channel is free for a new table.  A hand being
         played is never cut short, and none closes in the first ``IDLE_GRACE`` seconds after
         the bot started or its connection to Discord came back (its players could not use it
-        meanwhile), nor while that connection is lost.  The tables closed;
-        one whose close fails on the database is tried again at the next look."""
+        meanwhile), nor while that connection is lost.  ``IDLE_WARNING`` before a close (at
+        most a quarter of the idle time) the channel is warned once, its seated players
+        pinged.  The tables closed; one whose close fails on the database is tried again at
+        the next look."""
         now = self.clock()
-        if (not self._connected or self._awake_since is None
-                or now - self._awake_since < IDLE_GRACE):
-            return []  # (just started or reconnected: the players get a chance first)
+        if not self._connected or self._awake_since is None:
+            return []  # (nobody can act, nor be told)
+        grace_ends = self._awake_since + IDLE_GRACE
         hours: dict[int, int] = {}
         closed = []
         for t in list(self.tables.values()):
@@ -1425,7 +1447,14 @@ class TableService:
                 if guild not in hours:
                     hours[guild] = (await self.store.get_settings(guild)).idle_hours
                 limit = hours[guild] * 3600
-                if not limit or now - t.idle_since() < limit:
+                if not limit:
+                    continue
+                closes_at = max(t.idle_since() + limit, grace_ends)
+                if now < closes_at:
+                    if (closes_at - now <= min(IDLE_WARNING, limit / 4)
+                            and t.idle_warned != t.idle_since()):
+                        t.idle_warned = t.idle_since()
+                        await self._warn_idle(t, now, closes_at)
                     continue
                 async with t.lock:
                     if (t.hand is not None or self.tables.get(t.id) is not t
@@ -1443,6 +1472,17 @@ class TableService:
                 "another (server managers: `/ofc-admin settings idle_hours`).", ping=False)
             await self.notifier.table_changed(t)
         return closed
+
+    async def _warn_idle(self, t: TableState, now: float, closes_at: float) -> None:
+        """Tell the channel (pinging its seated players) that the table closes at
+        ``closes_at`` unless something happens before."""
+        who = " ".join(f"<@{s.user_id}>" for s in t.humans)
+        await self.notifier.notice(
+            t, f"⏳ {who + ': ' if who else ''}nothing has happened here for "
+            f"{_about(now - t.idle_since(), past=True)}, so this table closes in "
+            f"{_about(closes_at - now)}"
+            " (every stack back to its owner's balance) unless a hand is dealt or someone sits "
+            "down or in (`/ofc start`, `/ofc join`, `/ofc sitin`).")
 
     async def channel_gone(self, channel_id: int) -> bool:
         """The channel (or thread) of a table was deleted, or the bot was removed from its

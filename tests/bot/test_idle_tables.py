@@ -297,3 +297,108 @@ async def test_no_close_while_discord_is_out_of_reach_nor_in_the_hour_after() ->
     assert await svc.close_idle() == [t]
     await svc.shutdown()
     await store.close()
+
+
+def warnings(rec: Recorder) -> list[tuple[str, bool]]:
+    """The idle warnings posted, each with whether it pinged."""
+    return [(text, ping) for (kind, text), ping in zip(
+        [e for e in rec.events if e[0] == "notice"], rec.pings, strict=True)
+        if text.startswith("⏳")]
+
+
+async def test_the_channel_is_warned_once_an_hour_before_and_the_players_pinged() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    await svc.add_bot(CH, ALICE, "easy")
+    clock.offset += 22.9 * HOUR
+    assert await svc.close_idle() == [] and warnings(rec) == []
+    clock.offset += 0.11 * HOUR  # (the look comes every minute: about an hour before)
+    assert await svc.close_idle() == []
+    assert warnings(rec) == [(
+        f"⏳ <@{ALICE}> <@{BOB}>: nothing has happened here for 23 hours, so this table closes "
+        "in 1 hour (every stack back to its owner's balance) unless a hand is dealt or someone "
+        "sits down or in (`/ofc start`, `/ofc join`, `/ofc sitin`).", True)]  # (no bot named)
+    clock.offset += 0.5 * HOUR
+    assert await svc.close_idle() == [] and len(warnings(rec)) == 1  # once
+    clock.offset += 0.5 * HOUR
+    assert await svc.close_idle() == [t] and len(warnings(rec)) == 1
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_use_after_the_warning_keeps_the_table_and_the_next_idle_time_warns_again(
+) -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    clock.offset += 23.5 * HOUR
+    await svc.close_idle()
+    assert len(warnings(rec)) == 1
+    await svc.sit_out(CH, BOB, True)  # something happened: a day from now
+    clock.offset += 1 * HOUR
+    assert await svc.close_idle() == [] and len(warnings(rec)) == 1
+    clock.offset += 22.5 * HOUR
+    assert await svc.close_idle() == [] and len(warnings(rec)) == 2
+    assert "for 23 hours" in warnings(rec)[1][0]
+    clock.offset += 0.6 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_a_short_idle_time_warns_a_quarter_of_it_before() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    await svc.update_settings(G, True, idle_hours=1)
+    clock.offset += 0.7 * HOUR
+    assert await svc.close_idle() == [] and warnings(rec) == []
+    clock.offset += 0.05 * HOUR + 1
+    assert await svc.close_idle() == []
+    assert "nothing has happened here for 45 minutes, so this table closes in 15 minutes" in \
+        warnings(rec)[0][0]
+    clock.offset += 0.25 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_after_a_restart_the_warning_tells_the_close_an_hour_later(tmp_path: Path) -> None:
+    """Three days down: the table closes an hour after the start, and says so at once."""
+    clock = Clock()
+    path = tmp_path / "ofc.db"
+    svc, rec, store, t = await seated(clock, path)
+    await svc.shutdown()
+    await store.close()
+    clock.offset += 72 * HOUR
+    svc, rec, store = await make(path, clock=clock)
+    await svc.load_tables()
+    await svc.resume()
+    assert await svc.close_idle() == []
+    assert [w for w in warnings(rec) if "for 72 hours, so this table closes in 1 hour" in w[0]]
+    clock.offset += 0.5 * HOUR
+    assert await svc.close_idle() == [] and len(warnings(rec)) == 1
+    clock.offset += 0.51 * HOUR
+    assert [x.row.channel_id for x in await svc.close_idle()] == [CH]
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_no_warning_during_a_hand_while_disconnected_or_with_idle_hours_0() -> None:
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    await svc.start(CH, ALICE)
+    clock.offset += 23.5 * HOUR
+    assert await svc.close_idle() == [] and warnings(rec) == []  # a hand is being played
+    await svc.leave(CH, BOB)
+    await finish_by_autoplay(svc)
+    await until(lambda: t.seat_of_user(BOB) is None)
+    clock.offset += 23.5 * HOUR
+    svc.connection_lost()
+    assert await svc.close_idle() == [] and warnings(rec) == []
+    svc.connection_back()
+    await svc.update_settings(G, True, idle_hours=0)
+    assert await svc.close_idle() == [] and warnings(rec) == []
+    await svc.update_settings(G, True, idle_hours=24)
+    assert await svc.close_idle() == []
+    assert [w for w in warnings(rec) if w[0].startswith(f"⏳ <@{ALICE}>: ")]  # bob left
+    await svc.shutdown()
+    await store.close()

@@ -23,6 +23,8 @@ ALICE, BOB, CAROL = 101, 102, 103
 class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []
+        self.pings: list[bool] = []
+        """Each notice's ``ping``, in order."""
 
     async def table_changed(self, t: Any) -> None:
         self.events.append(("table", t.id))
@@ -38,6 +40,7 @@ class Recorder:
 
     async def notice(self, t: Any, text: str, *, ping: bool = True) -> None:
         self.events.append(("notice", text))
+        self.pings.append(ping)
 
 
 class Clock:

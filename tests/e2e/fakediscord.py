@@ -704,6 +704,7 @@ class FakeMessage:
     deleted: bool = False
     revisions: list[dict[str, Any]] = field(default_factory=list)
     reactions: dict[str, set[int]] = field(default_factory=dict)
+    allowed_mentions: dict[str, Any] | None = None  # as sent when it was created
 
     # -- convenience for assertions ------------------------------------------------
     @property
@@ -722,6 +723,17 @@ class FakeMessage:
     @property
     def created_ms(self) -> int:
         return snowflake_time_ms(self.id)
+
+    @property
+    def pinged(self) -> list[int]:
+        """The users this message notifies: those it mentions whom its ``allowed_mentions``
+        (none sent: every one) let be pinged."""
+        ids = [int(x) for x in dict.fromkeys(_MENTION_RE.findall(self.content))]
+        allowed = self.allowed_mentions
+        if allowed is None or "users" in (allowed.get("parse") or []):
+            return ids
+        users = {int(u) for u in allowed.get("users") or []}
+        return [i for i in ids if i in users]
 
     @property
     def files(self) -> list[tuple[str, bytes]]:
@@ -2888,6 +2900,7 @@ class FakeDiscord:
             visible_to=interaction.user if (ephemeral and interaction is not None) else None,
             interaction=interaction,
             message_reference=payload.get("message_reference"),
+            allowed_mentions=payload.get("allowed_mentions"),
         )
         if interaction is not None:
             msg.webhook_id = self.application_id

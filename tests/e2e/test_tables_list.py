@@ -5,6 +5,7 @@ table of another server, nor one in a private thread to a member who does not pl
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -109,6 +110,41 @@ async def test_an_idle_table_closes_in_the_channel(tmp_path: Any) -> None:
         assert "opened" in r.content
         r = await w.slash(w.admin, "ofc-admin settings", idle_hours=0)
         assert "idle tables stay open" in r.content
+        w.fake.assert_clean()
+
+
+async def test_the_channel_is_warned_before_an_idle_close(tmp_path: Any) -> None:
+    """A quarter of ``idle_hours`` before the close (an hour at most) the channel is told once,
+    the seated players pinged (the bot is not); a hand dealt then keeps the table."""
+    async with make_world(tmp_path, seed_factory=lambda: "tables-warn", idle_check=0.05,
+                          next_hand_delay=30) as w:
+        await w.start_bot()
+        await w.slash(w.admin, "ofc-admin settings", idle_hours=2)
+        await w.slash(w.alice, "ofc new", variant="ofc", buyin=300, bots=1)
+        await w.slash(w.bob, "ofc join", buyin=300)
+        # (the table message's id, saved once it is posted, is a write of the table: wait)
+        await w.fake.wait_until(lambda: table_of(w).row.message_id is not None, 10,
+                                "the table message")
+        w.clock.offset += 1.45 * 3600
+        await asyncio.sleep(0.3)
+        assert not [m for m in w.fake.messages(w.chan) if "⏳" in (m.content or "")]
+        w.clock.offset += 0.06 * 3600
+        warning = await w.fake.wait_for_message(
+            w.chan, lambda m: "⏳" in (m.content or ""), timeout=10, include_existing=True)
+        assert re.fullmatch(
+            f"⏳ <@{w.alice.id}> <@{w.bob.id}>: nothing has happened here for 1 hour, so this "
+            r"table closes in (29|30) minutes \(every stack back to its owner's balance\) unless "
+            r"a hand is dealt or someone sits down or in \(`/ofc start`, `/ofc join`, "
+            r"`/ofc sitin`\)\.", warning.content or ""), warning.content
+        assert warning.pinged == [w.alice.id, w.bob.id]
+        await asyncio.sleep(0.3)
+        assert len([m for m in w.fake.messages(w.chan) if "⏳" in (m.content or "")]) == 1
+        r = await w.slash(w.bob, "ofc start")
+        assert "dealt" in r.content, r.content
+        w.clock.offset += 0.6 * 3600
+        await asyncio.sleep(0.3)
+        assert table_of(w).row.status == "open"
+        assert not [m for m in w.fake.messages(w.chan) if "Nothing happened" in (m.content or "")]
         w.fake.assert_clean()
 
 
