@@ -24,7 +24,7 @@ from engine.actions import Declare, Place
 from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, not mid-game
 from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json
-from engine.hand import Requirement
+from engine.hand import Requirement, Round
 from engine.notation import plural
 from engine.rules import NATURAL_NAMES, VARIANTS
 from engine.scoring import Settlement, units_moved
@@ -506,6 +506,10 @@ class PastHand:
     finished_at: float
     closed: bool
     """The table is closed (the channel's last one)."""
+    table_id: int = 0
+    rounds: tuple[Round, ...] = ()
+    """Its street-by-street replay (``Hand.rounds``; none for a chinese hand, or when its log
+    cannot be played again)."""
 
 
 @dataclass(frozen=True)
@@ -2792,11 +2796,23 @@ class TableService:
 
     async def past_hand(self, channel_id: int, number: int) -> PastHand:
         """Hand ``number`` of the channel's table (or of its last one, closed) shown again: its
-        showdown as it was posted, rebuilt from its final state and results.  Only a settled
-        hand has one: a hand being played keeps its cards hidden."""
+        showdown as it was posted, rebuilt from its final state and results, and its rounds.
+        Only a settled hand has one: a hand being played keeps its cards hidden."""
+        table, closed = await self._record_table(channel_id)
+        return await self._past_hand(table, closed, number)
+
+    async def past_hand_at(self, guild_id: int, table_id: int, number: int) -> PastHand:
+        """``past_hand`` of table ``table_id`` of this server, wherever it is now (a replay's
+        buttons name their table: the channel may have another since)."""
+        t = self.tables.get(table_id)
+        table = t.row if t is not None else await self.store.get_table(table_id)
+        if table is None or table.guild_id != guild_id:
+            raise ServiceError("That table's record is gone.")
+        return await self._past_hand(table, table.status == "closed", number)
+
+    async def _past_hand(self, table: TableRow, closed: bool, number: int) -> PastHand:
         if number < 1:
             raise ServiceError("Hands are numbered from 1.")
-        table, closed = await self._record_table(channel_id)
         found = (await self.store.numbered_hand(table.id, number)
                  if number <= table.hand_no else None)  # (a number SQLite cannot hold too)
         last = table.hand_no
@@ -2818,9 +2834,15 @@ class TableService:
         if result is None:
             raise ServiceError(f"Hand #{number} was voided (no units moved): it has no "
                                "showdown.")
+        try:
+            rounds = tuple(Hand.rounds(row.state["engine"]))
+        except Exception:  # (the showdown is still worth showing)
+            log.exception("table %s hand %s: its log cannot be played again", table.id, row.id)
+            rounds = ()
         return PastHand(result=result, stake=table.stake,
                         four_colour=table.extra.get("deck", "four") != "two",
-                        finished_at=row.finished_at or row.updated_at, closed=closed)
+                        finished_at=row.finished_at or row.updated_at, closed=closed,
+                        table_id=table.id, rounds=rounds)
 
     async def _record_table(self, channel_id: int) -> tuple[TableRow, bool]:
         """The channel's table, or when none is open its last one if that is closed (a

@@ -21,7 +21,6 @@ from renderer import (
     describe_leaderboard,
     describe_stats,
     render_leaderboard,
-    render_showdown,
     render_stats,
 )
 
@@ -30,14 +29,13 @@ from .presenter import (
     Presenter,
     for_message,
     md,
+    past_hand_payload,
     png,
     render,
-    showdown_lines,
-    showdown_view,
     split_message,
     title_of,
 )
-from .views import DYNAMIC_ITEMS, send_panel, surrender_view
+from .views import DYNAMIC_ITEMS, replay_view, send_panel, surrender_view
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -479,7 +477,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.command(name="history",
                           description="The last hands at this table, or one hand's showdown")
     @app_commands.describe(count="How many hands (1-25, default 5)",
-                           hand="A hand's number: its showdown again, privately")
+                           hand="A hand's number: its showdown again and its replay, privately")
     async def history(
         self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5,
         hand: app_commands.Range[int, 1, 1_000_000_000] | None = None,
@@ -494,7 +492,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 else "No hand has finished here yet.", ephemeral=True)
             return
         lines = ["The last table here (closed):"] if closed else []
-        hint = "`/ofc history hand:<number>` shows a hand's showdown again."
+        hint = ("`/ofc history hand:<number>` shows a hand's showdown again, and replays it round "
+                "by round.")
         for row, results in hands:
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
             parts = []
@@ -513,19 +512,19 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             await interaction.followup.send(more, ephemeral=True)
 
     async def _past_hand(self, interaction: discord.Interaction, number: int) -> None:
-        """``/ofc history hand``: a settled hand's showdown, image and text, privately."""
+        """``/ofc history hand``: a settled hand's showdown, image and text, privately, with
+        buttons that replay it round by round."""
         await interaction.response.defer(ephemeral=True, thinking=True)  # a query and an image
         past = await self.service.past_hand(_channel_id(interaction), number)
-        r = past.result
-        view = showdown_view(r, title_of(r.rules.variant, past.stake, r.practice))
-        data = await render(render_showdown, view, four_colour=past.four_colour)
         where = "the last table here (closed)" if past.closed else "this table"
-        lines = [f"Hand #{r.hand_no} at {where}, <t:{int(past.finished_at)}:f>:",
-                 *showdown_lines(r, view)]
-        first, *rest = split_message("\n".join(lines))
-        await interaction.followup.send(
-            first, file=png(data, f"showdown-hand-{r.hand_no}.png"), ephemeral=True)
-        for more in rest:
+        texts, file = await past_hand_payload(
+            past, 0, f"Hand #{number} at {where}, <t:{int(past.finished_at)}:f>:")
+        view = replay_view(past, 0)
+        if view is None:
+            await interaction.followup.send(texts[0], file=file, ephemeral=True)
+        else:
+            await interaction.followup.send(texts[0], file=file, ephemeral=True, view=view)
+        for more in texts[1:]:
             await interaction.followup.send(more, ephemeral=True)
 
     # ---------------------------------------------------------------- money and rankings

@@ -20,6 +20,7 @@ from bot.service import (
     CLOSE_UNMARKED,
     ChannelGone,
     PanelState,
+    PastHand,
     ShowdownResult,
     TableState,
 )
@@ -262,6 +263,50 @@ def showdown_view(r: ShowdownResult, title: str) -> ShowdownView:
         fantasyland_next=r.fantasyland_next, hand_no=r.hand_no, title=title,
         natural_cards=r.natural_cards, numbers=tuple(n + 1 for n in r.seat_nos),
     )
+
+
+def round_view(past: PastHand, index: int) -> TableView:
+    """Round ``index`` (from 0) of a past hand's replay as a table picture: the boards as
+    everyone saw them at its end, the cards placed in it highlighted."""
+    r = past.result
+    rnd = past.rounds[index]
+    view = rnd.view
+    seats = []
+    for hs, sv in enumerate(view["seats"]):
+        hidden = int(sv["hidden_cards"])
+        status = ("surrendered" if sv["surrendered"] else "set" if sv["done"] and hidden
+                  else "timed out: the clock played" if hs in rnd.auto else "")
+        seats.append(SeatView(
+            name=r.names[hs], board=Board.from_json(sv["board"]), hidden=hidden,
+            is_button=hs == view["button"], last_placed=tuple(cards_from_json(
+                sv["last_placed"])), fantasyland=bool(sv["fantasyland"]), status=status,
+            number=r.seat_nos[hs] + 1 if hs < len(r.seat_nos) else 0,
+        ))
+    last = index == len(past.rounds) - 1
+    return TableView(
+        title=title_of(r.rules.variant, past.stake, r.practice), variant=r.rules.variant,
+        seats=tuple(seats), street=rnd.number, streets=int(view["streets"]),
+        hand_no=r.hand_no, rules=r.rules,
+        note=f"Replay of hand #{r.hand_no}: " + (
+            "the end of the hand." if last else f"after round {rnd.number}."))
+
+
+async def past_hand_payload(past: PastHand, frame: int, heading: str) -> tuple[
+        list[str], discord.File]:
+    """A past hand's message: its showdown (``frame`` 0) or round ``frame`` of its replay
+    (from 1), as text in messages of at most 2000 characters and the picture."""
+    r = past.result
+    if frame == 0:
+        view = showdown_view(r, title_of(r.rules.variant, past.stake, r.practice))
+        data = await render(render_showdown, view, four_colour=past.four_colour)
+        lines = [heading, *showdown_lines(r, view)]
+        return (split_message("\n".join(lines)),
+                png(data, f"showdown-hand-{r.hand_no}.png"))
+    table = round_view(past, frame - 1)
+    data = await render(render_table, table, four_colour=past.four_colour)
+    text = (f"{heading.rstrip(':')} — round {table.street} of {table.streets} (replay):\n"
+            f"```\n{describe_table(for_message(table))}\n```")
+    return split_message(text), png(data, f"hand-{r.hand_no}-round-{table.street}.png")
 
 
 def showdown_lines(r: ShowdownResult, view: ShowdownView) -> list[str]:

@@ -12,9 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import PanelState, ServiceError, Stale, TableState
+from bot.service import PanelState, PastHand, ServiceError, Stale, TableState
 
-from .presenter import carries_button, hand_view, panel_text, png, render, retire_closed
+from .presenter import (
+    carries_button,
+    hand_view,
+    panel_text,
+    past_hand_payload,
+    png,
+    render,
+    retire_closed,
+)
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -324,4 +332,65 @@ def surrender_view(table_id: int, user_id: int, hand_no: int) -> discord.ui.View
     return view
 
 
-DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect, SurrenderButton)
+_REPLAY_LABELS = {"f": "⏪ Replay: round 1", "p": "◀ Round {}", "n": "Round {} ▶",
+                  "s": "🏁 Showdown"}
+
+
+class ReplayButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"ofc:rp:(?P<t>\d+):(?P<h>\d+):(?P<f>\d+):(?P<r>[fpns])",
+):
+    """A past hand's replay (``/ofc history hand``): shows frame ``f`` of hand ``h`` of
+    table ``t`` in the message (0: the showdown, 1...: the table after that round).  The
+    custom_id holds everything, so the buttons work after a restart and in a channel that has
+    another table since."""
+
+    def __init__(self, table_id: int, hand_no: int, frame: int, role: str,
+                 disabled: bool = False) -> None:
+        label = {"p": "◀", "n": "▶"}[role] if disabled else _REPLAY_LABELS[role].format(frame)
+        super().__init__(discord.ui.Button(
+            label=label, style=discord.ButtonStyle.secondary, disabled=disabled,
+            custom_id=f"ofc:rp:{table_id}:{hand_no}:{frame}:{role}",
+        ))
+        self.table_id, self.hand_no, self.frame = table_id, hand_no, frame
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> ReplayButton:
+        return cls(int(match["t"]), int(match["h"]), int(match["f"]), match["r"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def run() -> None:
+            service = _bot(interaction).service
+            assert service is not None
+            past = await service.past_hand_at(interaction.guild_id or 0, self.table_id,
+                                              self.hand_no)
+            frame = min(self.frame, len(past.rounds))
+            heading = (f"Hand #{self.hand_no}, "
+                       f"<t:{int(past.finished_at)}:f>:")
+            texts, file = await past_hand_payload(past, frame, heading)
+            await interaction.response.edit_message(
+                content=texts[0], attachments=[file], view=replay_view(past, frame))
+
+        await _guard(interaction, run())
+
+
+def replay_view(past: PastHand, frame: int) -> discord.ui.View | None:
+    """The buttons under a past hand's showdown (``frame`` 0) or round ``frame`` of its
+    replay; none for a hand without rounds (chinese)."""
+    n = len(past.rounds)
+    if not n:
+        return None
+    t, h = past.table_id, past.result.hand_no
+    view = discord.ui.View(timeout=None)
+    if frame == 0:
+        view.add_item(ReplayButton(t, h, 1, "f"))
+        return view
+    view.add_item(ReplayButton(t, h, max(frame - 1, 1), "p", disabled=frame <= 1))
+    view.add_item(ReplayButton(t, h, min(frame + 1, n), "n", disabled=frame >= n))
+    view.add_item(ReplayButton(t, h, 0, "s"))
+    return view
+
+
+DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect, SurrenderButton, ReplayButton)

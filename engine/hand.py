@@ -695,6 +695,36 @@ class Hand:
             hand.apply(action_from_json(item))
         return hand
 
+    @classmethod
+    def rounds(cls, data: Mapping[str, Any]) -> list[Round]:
+        """A finished street-by-street hand (ofc, pineapple) round by round, as everyone
+        saw it: after each round the spectator's view (``view_for(None)``: no discards, a
+        fantasyland set face down until the showdown), its cards highlighted those placed in
+        that round.  The last round's view is the hand's end (every set shown).  Rebuilt from
+        the header and log (``replay``); a chinese hand (set at once) has none."""
+        hand = cls._new_from_header(data)
+        if hand.spec.simultaneous:
+            return []
+        rounds: list[Round] = []
+        street = hand.street
+        placed: dict[int, list[Card]] = {}
+        auto: set[int] = set()
+        for item in data["log"]:
+            action = hand.apply(action_from_json(item))
+            if isinstance(action, Place):
+                placed.setdefault(action.seat, []).extend(c for c, _ in action.placements)
+            if getattr(action, "auto", False):
+                auto.add(action.seat)
+            if hand.street != street or hand.is_over:
+                view = hand.view_for(None)
+                for entry in view["seats"]:
+                    hidden = entry["hidden_cards"] > 0
+                    entry["last_placed"] = [] if hidden else cards_to_json(
+                        placed.get(entry["seat"], ()))
+                rounds.append(Round(street, view, tuple(sorted(auto))))
+                street, placed, auto = hand.street, {}, set()
+        return rounds
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hand):
             return NotImplemented
@@ -707,6 +737,19 @@ class Hand:
             f"<Hand {self.rules.variant} seats={list(self.names)} street={self.street}/"
             f"{self.streets} turn={self.turn} over={self.is_over}>"
         )
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of a finished hand (``Hand.rounds``)."""
+
+    number: int
+    """From 1."""
+    view: dict[str, Any]
+    """What everyone saw at its end (``Hand.view_for(None)``); each seat's ``last_placed``:
+    the cards it placed in this round."""
+    auto: tuple[int, ...] = ()
+    """Seats whose move in this round the clock played (a timeout)."""
 
 
 def _redacted(action: Action, seat: int, hidden: Sequence[bool]) -> Action:

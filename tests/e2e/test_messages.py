@@ -70,7 +70,8 @@ async def test_history_lists_every_hand_asked_for(tmp_path: Any) -> None:
         r = await w.slash(w.alice, "ofc history", count=25)
         messages = [r.content, *(m.content for m in await w.fake.wait_followups(r, 1))]
         *lines, hint = "\n".join(messages).split("\n")
-        assert hint == "`/ofc history hand:<number>` shows a hand's showdown again."
+        assert hint == ("`/ofc history hand:<number>` shows a hand's showdown again, and "
+                        "replays it round by round.")
         assert [int(re.match(r"\*\*#(\d+)\*\*", ln).group(1)) for ln in lines] == \
             list(range(25, 0, -1))  # newest first, every one, whole lines
         assert all(len(m) <= 2000 for m in messages)

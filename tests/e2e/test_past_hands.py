@@ -26,32 +26,39 @@ def named(text: str, cards: set[str]) -> set[str]:
     return {c for c in cards if re.search(rf"(?<![0-9A-Za-z]){c}(?![0-9A-Za-z])", text)}
 
 
+async def pineapple_hand_played(w: World) -> tuple[Any, set[str]]:
+    """Alice and Bob play hand #1 of a pineapple table for 1 unit a point: the table and the
+    cards they discarded."""
+    await w.start_bot()
+    await w.slash(w.alice, "ofc new", variant="pineapple", stake=1)
+    await w.slash(w.bob, "ofc join")
+    await w.slash(w.alice, "ofc start")
+    t = table_of(w)
+    discards: set[str] = set()
+    while t.hand is not None and t.row.hand_no == 1:
+        acted = False
+        for who in (w.alice, w.bob):
+            hs = hs_of(w, who)
+            if t.hand is None or t.row.hand_no != 1 or not t.hand.may_act(hs):
+                continue
+            cards = panel_cards((await w.slash(who, "ofc hand")).content)
+            discard = t.hand.requirement(hs).discard
+            discards |= set(cards[len(cards) - discard:]) if discard else set()
+            r = await w.slash(who, "ofc place", move=fill_move(t, hs, cards))
+            assert r.content.startswith("✅"), r.content
+            acted = True
+        if not acted:
+            await asyncio.sleep(0.05)
+    assert len(discards) == 8  # one a street after the first (four), each player
+    return t, discards
+
+
 async def test_a_pineapple_showdown_again_is_the_one_posted_without_the_discards(
     tmp_path: Any,
 ) -> None:
     async with make_world(tmp_path, seed_factory=lambda: "past-e2e",
                           next_hand_delay=0.01) as w:
-        await w.start_bot()
-        await w.slash(w.alice, "ofc new", variant="pineapple", stake=1)
-        await w.slash(w.bob, "ofc join")
-        await w.slash(w.alice, "ofc start")
-        t = table_of(w)
-        discards: set[str] = set()
-        while t.hand is not None and t.row.hand_no == 1:
-            acted = False
-            for who in (w.alice, w.bob):
-                hs = hs_of(w, who)
-                if t.hand is None or t.row.hand_no != 1 or not t.hand.may_act(hs):
-                    continue
-                cards = panel_cards((await w.slash(who, "ofc hand")).content)
-                discard = t.hand.requirement(hs).discard
-                discards |= set(cards[len(cards) - discard:]) if discard else set()
-                r = await w.slash(who, "ofc place", move=fill_move(t, hs, cards))
-                assert r.content.startswith("✅"), r.content
-                acted = True
-            if not acted:
-                await asyncio.sleep(0.05)
-        assert len(discards) == 8  # one a street after the first (four), each player
+        t, discards = await pineapple_hand_played(w)
         live = await showdown_of(w, 1)
         await w.fake.wait_until(lambda: t.hand is not None and t.row.hand_no == 2, 20, "hand 2")
 
@@ -68,7 +75,8 @@ async def test_a_pineapple_showdown_again_is_the_one_posted_without_the_discards
         assert r.content == "⚠️ There is no hand #3 here: this table's hands are #1 to #2."
         r = await w.slash(w.carol, "ofc history")
         assert r.content.split("\n")[-1] == (
-            "`/ofc history hand:<number>` shows a hand's showdown again.")
+            "`/ofc history hand:<number>` shows a hand's showdown again, and replays it round by "
+            "round.")
         w.fake.assert_clean()
 
 
@@ -105,4 +113,73 @@ async def test_a_chinese_surrender_stays_unseen_in_a_closed_tables_hand(
         assert "surrender" in r.content.lower()
         assert not named(r.content, bob_cards)
         assert [data for _, data in r.files] == [data for _, data in live.files]
+        assert r.message is not None and r.message.buttons() == []  # set at once: no rounds
+        w.fake.assert_clean()
+
+
+async def test_the_buttons_replay_a_hand_round_by_round_without_the_discards(
+    tmp_path: Any,
+) -> None:
+    """Under a past hand's showdown, *Replay: round 1*, then ◀ / ▶ and *Showdown*: the table
+    after each round (picture and text), its cards added round by round, the discards never
+    named; the showdown comes back as it was."""
+    async with make_world(tmp_path, seed_factory=lambda: "past-replay",
+                          next_hand_delay=30) as w:
+        t, discards = await pineapple_hand_played(w)
+        live = await showdown_of(w, 1)
+        final = [{str(c) for c in t.last_result.settlement.boards[hs_of(w, who)].cards}
+                 for who in (w.alice, w.bob)]
+        r = await w.slash(w.carol, "ofc history", hand=1)
+        shown = r.message
+        assert shown is not None and shown.ephemeral
+        assert [b["label"] for b in shown.buttons()] == ["⏪ Replay: round 1"]
+        seen: list[int] = []
+        click = await w.click(w.carol, shown, label="⏪ Replay: round 1")
+        for k in range(1, 6):
+            m = click.message
+            assert m is not None and m.ephemeral and m.id == shown.id  # the same message
+            assert re.match(rf"Hand #1, <t:\d+:f> — round {k} of 5 \(replay\):\n```\n", m.content), \
+                m.content
+            assert m.files and m.files[0][1].startswith(b"\x89PNG")
+            assert m.files[0][0] == f"hand-1-round-{k}.png"
+            assert not named(m.content, discards)
+            cards = {c for board in final for c in named(m.content, board)}
+            seen.append(len(cards))
+            assert [b["label"] for b in m.buttons()] == [
+                "◀" if k == 1 else f"◀ Round {k - 1}", "▶" if k == 5 else f"Round {k + 1} ▶",
+                "🏁 Showdown"]
+            assert ("end of the hand" in m.content) == (k == 5)
+            if k < 5:
+                click = await w.click(w.carol, m, label=f"Round {k + 1} ▶")
+        assert seen == [10, 14, 18, 22, 26]  # 5 each, then 2 each a round
+        click = await w.click(w.carol, click.message, label="◀ Round 4")
+        assert "round 4 of 5" in (click.content or "")
+        click = await w.click(w.carol, click.message, label="🏁 Showdown")
+        assert click.content is not None and click.content.endswith(live.content)
+        assert [data for _, data in click.message.files] == [data for _, data in live.files]
+        w.fake.assert_clean()
+
+
+async def test_the_replay_buttons_outlive_the_table_and_a_restart(tmp_path: Any) -> None:
+    """The buttons name their table: after it closed and the channel opened another (whose
+    hand #1 is another hand), and after a restart, they still replay the same hand."""
+    async with make_world(tmp_path, seed_factory=lambda: "past-replay-later",
+                          next_hand_delay=30) as w:
+        t, _ = await pineapple_hand_played(w)
+        await showdown_of(w, 1)
+        final = {str(c) for c in t.last_result.settlement.boards[hs_of(w, w.alice)].cards}
+        shown = (await w.slash(w.bob, "ofc history", hand=1)).message
+        r = await w.slash(w.alice, "ofc close")
+        await w.fake.wait_until(lambda: t.id not in w.service.tables, 20, "closed")
+        r = await w.slash(w.carol, "ofc new", variant="ofc")
+        assert "opened" in r.content, r.content
+        await w.stop_bot()
+        await w.start_bot()
+        click = await w.click(w.bob, shown, label="⏪ Replay: round 1")
+        click = await w.click(w.bob, click.message, label="Round 2 ▶")
+        assert "round 2 of 5 (replay)" in (click.content or "")
+        for k in (3, 4, 5):
+            click = await w.click(w.bob, click.message, label=f"Round {k} ▶")
+        assert "the end of the hand" in (click.content or "")
+        assert final <= set(named(click.content or "", final))
         w.fake.assert_clean()

@@ -153,7 +153,8 @@ async def test_three_players_options_changed_after_a_restart_and_the_listing(
         assert_replays(r, live, 1)
         lst = await w.slash(w.bob, "ofc history")
         assert lst.ephemeral and "**#1**" in lst.content, lst.content
-        assert lst.content.endswith("`/ofc history hand:<number>` shows a hand's showdown again.")
+        assert lst.content.endswith("`/ofc history hand:<number>` shows a hand's showdown "
+                                    "again, and replays it round by round.")
         assert table_of(w).id == t.id
         w.fake.assert_clean()
 
