@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import re
 import secrets
 import sqlite3
 import time
@@ -110,6 +111,15 @@ Discord came back."""
 IDLE_WARNING = 3600.0
 """How long before an idle close its channel is warned (at most a quarter of the idle time:
 15 minutes before a close after one idle hour), pinging its seated players."""
+
+
+_MARKDOWN = re.compile(r"([\\*_~|`>#\[\]()<@:-])")
+
+
+def _as_typed(text: str) -> str:
+    """Text a user typed, echoed in a message as typed (Discord's markdown and mentions
+    escaped)."""
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 def _about(seconds: float, *, past: bool = False) -> str:
@@ -1132,7 +1142,7 @@ class TableService:
             if not wanted and len(bots) > 1:
                 raise ServiceError(f"Which bot? {listed}")
             if wanted and not found:
-                raise ServiceError(f"No bot '{name}' here: {listed}")
+                raise ServiceError(f"No bot '{_as_typed(name or '')}' here: {listed}")
             seat = found[0] if wanted else bots[0]
             in_hand = t.hand is not None and seat.seat_no in t.hand_seats
             if in_hand or t.owes_fantasyland(seat.seat_no):
@@ -1302,12 +1312,16 @@ class TableService:
                 await self._update_seat(t, seat.seat_no, sitting_out=False, leaving=False)
             else:
                 await self._update_seat(t, seat.seat_no, sitting_out=out)
-            late = False
+            late = renewed = False
             if not out:
-                await self._back_in_hand(t, seat.seat_no)
+                renewed = await self._back_in_hand(t, seat.seat_no)
                 late = await self._clock_ran_out(t, seat.seat_no)
             start = (not out) and t.waiting
+            # the whole clock from now on a decision already pinged: the ping says it
+            ping = self._to_ping(t) if renewed else ([], None)
         await self.notifier.table_changed(t)
+        if seat.seat_no in ping[0]:
+            await self._tell(t, self.notifier.turn_started(t, *ping))
         if start:
             self._spawn(t, self._next_hand_later(t, 0.0))
         waiting = t.fantasyland_pending.get(seat.seat_no)
@@ -1360,12 +1374,13 @@ class TableService:
             self._save_failed(t)
         return True
 
-    async def _back_in_hand(self, t: TableState, seat_no: int) -> None:
+    async def _back_in_hand(self, t: TableState, seat_no: int) -> bool:
         """A player whose clock ran out in this hand sits in again: their next decisions get
-        the whole clock (lock held; if the hand cannot be saved, they keep the short one)."""
+        the whole clock (lock held; if the hand cannot be saved, they keep the short one).
+        Whether the decision they have now got the whole clock from now."""
         hs = t.hand_seat_of(seat_no) if t.hand is not None else None
         if hs is None or hs not in t.away:
-            return
+            return False
         deadline = t.deadlines.get(hs)
         t.away.discard(hs)
         if deadline is not None:  # their decision now: the whole clock from now
@@ -1379,8 +1394,9 @@ class TableService:
             t.away.add(hs)
             if deadline is not None:
                 t.deadlines[hs] = deadline
-            return
+            return False
         self._arm(t)
+        return deadline is not None and hs in t.deadlines
 
     async def close(self, channel_id: int, user_id: int, manage_guild: bool) -> str:
         t = self.table_in_channel(channel_id)

@@ -382,9 +382,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     async def table(self, interaction: discord.Interaction) -> None:
         t = self.service.table_in_channel(_channel_id(interaction))
         text, file = await self.presenter.table_payload(t)
-        await interaction.response.send_message(
-            text, file=file, view=self.presenter.table_components(t)
-        )
+        await interaction.response.send_message(  # (names in its code block ping nobody)
+            text, file=file, view=self.presenter.table_components(t),
+            allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name="tables", description="The server's open tables, where to join")
     async def tables(self, interaction: discord.Interaction) -> None:
@@ -570,11 +570,10 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         note = (f"\n… and {plural(more, 'more player')} tied at rank {ranks[-1]}" if more
                 else "")
         data = await render(render_leaderboard, view)
-        text = describe_leaderboard(for_message(view))
-        await interaction.followup.send(
-            text[:1990 - len(note)] + note,
-            file=png(data, "leaderboard.png"),
-        )
+        first, *rest = split_message(describe_leaderboard(for_message(view)) + note)
+        await interaction.followup.send(first, file=png(data, "leaderboard.png"))
+        for more_text in rest:  # (long names with markdown: every row still in the text)
+            await interaction.followup.send(more_text)
 
     @app_commands.command(name="stats", description="Hands, points, units, fouls, fantasylands")
     @app_commands.describe(user="Whose stats (default: yours)",

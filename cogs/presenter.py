@@ -343,13 +343,18 @@ def table_status(t: TableState) -> str:
         return "Between hands." if t.row.hand_no else "Waiting to start: `/ofc join`, `/ofc start`."
     acting = []
     for hs in hand.to_act():
-        deadline = t.deadlines.get(hs)
+        seat = t.seat_by_no(t.hand_seats[hs]) if hs < len(t.hand_seats) else None
+        # a bot's clock (a safety net for a stuck AI) is not shown: a bot is never timed out
+        deadline = None if seat is not None and seat.is_bot else t.deadlines.get(hs)
         # a Discord timestamp counts down in every client (the message is not edited each second)
         clock = f" (time runs out <t:{int(deadline)}:R>)" if deadline else ""
         acting.append(f"**{md(t.name_of(hs))}**{clock}")
     street = f"round {hand.street} of {hand.streets}" if hand.streets > 1 else "set your hands"
     return f"Hand #{t.row.hand_no}, {street}. To act: {', '.join(acting) or '—'}"
 
+
+QUIET = discord.AllowedMentions.none()
+"""The table message's: its names (as typed, in a code block) never ping anyone."""
 
 UNKNOWN_CHANNEL = 10003
 """Discord's error code for a channel that does not exist (deleted)."""
@@ -479,12 +484,13 @@ class Presenter:
         if edit and message_id:
             try:
                 msg = channel.get_partial_message(message_id)
-                return await msg.edit(content=text, attachments=[file],
+                return await msg.edit(content=text, attachments=[file], allowed_mentions=QUIET,
                                       view=self.table_components(t))
             except discord.NotFound:
                 pass
         with table_channel(t):
-            msg = await channel.send(text, file=file, view=self.table_components(t))
+            msg = await channel.send(text, file=file, view=self.table_components(t),
+                                     allowed_mentions=QUIET)
         if self._closed(t):  # closed while the picture was drawn and sent
             await self._mark_closed(t, msg.id)
             return msg
@@ -626,8 +632,14 @@ class Presenter:
                          "`/ofc join` buys in again (or `/ofc leave`).")
         first, *rest = split_message("\n".join(lines))
         channel = self.channel(t)
+        from .views import showdown_buttons  # (views draw with this module)
+
+        file = png(data, f"showdown-{t.id}-{r.hand_no}.png")
         with table_channel(t):
-            await channel.send(first, file=png(data, f"showdown-{t.id}-{r.hand_no}.png"))
+            if r.rules.variant == "chinese":  # (set at once: no rounds to replay)
+                await channel.send(first, file=file)
+            else:
+                await channel.send(first, file=file, view=showdown_buttons(t.id, r.hand_no))
             for more in rest:  # 4 players with long names: every pair's result still shown
                 await channel.send(more)
         # (after an edit under way: one that read the old message's id would find it deleted

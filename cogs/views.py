@@ -367,13 +367,59 @@ class ReplayButton(
             past = await service.past_hand_at(interaction.guild_id or 0, self.table_id,
                                               self.hand_no)
             frame = min(self.frame, len(past.rounds))
-            heading = (f"Hand #{self.hand_no}, "
-                       f"<t:{int(past.finished_at)}:f>:")
-            texts, file = await past_hand_payload(past, frame, heading)
+            texts, file = await past_hand_payload(past, frame, _replay_heading(past))
             await interaction.response.edit_message(
                 content=texts[0], attachments=[file], view=replay_view(past, frame))
 
         await _guard(interaction, run())
+
+
+def _replay_heading(past: PastHand) -> str:
+    return f"Hand #{past.result.hand_no}, <t:{int(past.finished_at)}:f>:"
+
+
+class ReplayFromShowdown(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ofc:rps:(?P<t>\d+):(?P<h>\d+)",
+):
+    """*Replay* under a showdown posted in the channel: the hand's first round to whoever
+    clicks, privately, with the replay's buttons (the public message stays as it is)."""
+
+    def __init__(self, table_id: int, hand_no: int) -> None:
+        super().__init__(discord.ui.Button(
+            label="Replay", emoji="⏪", style=discord.ButtonStyle.secondary,
+            custom_id=f"ofc:rps:{table_id}:{hand_no}",
+        ))
+        self.table_id, self.hand_no = table_id, hand_no
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> ReplayFromShowdown:
+        return cls(int(match["t"]), int(match["h"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def run() -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            service = _bot(interaction).service
+            assert service is not None
+            past = await service.past_hand_at(interaction.guild_id or 0, self.table_id,
+                                              self.hand_no)
+            frame = min(1, len(past.rounds))
+            texts, file = await past_hand_payload(past, frame, _replay_heading(past))
+            view = replay_view(past, frame)
+            if view is None:
+                await interaction.followup.send(texts[0], file=file, ephemeral=True)
+            else:
+                await interaction.followup.send(texts[0], file=file, ephemeral=True, view=view)
+
+        await _guard(interaction, run())
+
+
+def showdown_buttons(table_id: int, hand_no: int) -> discord.ui.View:
+    """The buttons under a showdown posted in the channel."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(ReplayFromShowdown(table_id, hand_no))
+    return view
 
 
 def replay_view(past: PastHand, frame: int) -> discord.ui.View | None:
@@ -393,4 +439,5 @@ def replay_view(past: PastHand, frame: int) -> discord.ui.View | None:
     return view
 
 
-DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect, SurrenderButton, ReplayButton)
+DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect, SurrenderButton, ReplayButton,
+                 ReplayFromShowdown)

@@ -28,7 +28,7 @@ from .colours import (
     mix,
 )
 from .common import compact, initials, signed, signed_amount
-from .fonts import fit_name, fit_text, shown_name, text_width
+from .fonts import fit_name, fit_text, has_ink, shown_name, text_width
 from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
 from .scene import CardSpot, Metrics, Scene
 from .sprites import stamp
@@ -479,11 +479,24 @@ def render_showdown(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> byte
     return showdown_scene(view, theme=theme).png()
 
 
+def text_labels(names: tuple[str, ...], numbers: tuple[int, ...] = ()) -> tuple[str, ...]:
+    """Each seat's name in a text twin, told apart as the picture tells them: a name that
+    shows nothing is ``Player N`` (N the seat's number), and names alike get their seat
+    (``Sam (seat 2)``), so that a reader knows who won what."""
+    nums = numbers if len(numbers) == len(names) else tuple(range(1, len(names) + 1))
+    labels = [name if has_ink(name) else f"Player {no}"
+              for name, no in zip(names, nums, strict=False)]
+    count = Counter(labels)
+    return tuple(f"{label} (seat {no})" if count[label] > 1 else label
+                 for label, no in zip(labels, nums, strict=False))
+
+
 def describe_showdown(view: ShowdownView) -> str:
     """Everything the image says, as text: boards, hands, royalties, fouls, naturals, totals,
     fantasyland, and every pair's settlement."""
     st = view.settlement
     n = len(view.names)
+    view = replace(view, names=text_labels(view.names, view.numbers))
     boards = list(st.boards) + [None] * (n - len(st.boards))
     head = view.title or "Showdown"
     if view.hand_no:

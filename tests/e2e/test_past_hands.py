@@ -114,6 +114,7 @@ async def test_a_chinese_surrender_stays_unseen_in_a_closed_tables_hand(
         assert not named(r.content, bob_cards)
         assert [data for _, data in r.files] == [data for _, data in live.files]
         assert r.message is not None and r.message.buttons() == []  # set at once: no rounds
+        assert live.buttons() == []
         w.fake.assert_clean()
 
 
@@ -182,4 +183,29 @@ async def test_the_replay_buttons_outlive_the_table_and_a_restart(tmp_path: Any)
             click = await w.click(w.bob, click.message, label=f"Round {k} ▶")
         assert "the end of the hand" in (click.content or "")
         assert final <= set(named(click.content or "", final))
+        w.fake.assert_clean()
+
+
+async def test_replay_under_the_posted_showdown_answers_the_clicker_privately(
+    tmp_path: Any,
+) -> None:
+    """*Replay* under the showdown in the channel: the first round to whoever clicks (a
+    spectator too), privately, with the replay's buttons; the posted showdown stays as it
+    was, for everyone."""
+    async with make_world(tmp_path, seed_factory=lambda: "past-replay-live",
+                          next_hand_delay=30) as w:
+        t, discards = await pineapple_hand_played(w)
+        live = await showdown_of(w, 1)
+        assert [b["label"] for b in live.buttons()] == ["Replay"]
+        before = (live.content, live.files, live.components)
+        click = await w.click(w.dave, live, label="Replay")
+        m = click.message
+        assert m is not None and m.ephemeral and m.is_visible_to(w.dave)
+        assert not m.is_visible_to(w.alice) and m.id != live.id
+        assert re.match(r"Hand #1, <t:\d+:f> — round 1 of 5 \(replay\):", m.content)
+        assert [b["label"] for b in m.buttons()] == ["◀", "Round 2 ▶", "🏁 Showdown"]
+        click = await w.click(w.dave, m, label="Round 2 ▶")
+        assert "round 2 of 5" in (click.content or "")
+        assert not named(click.content or "", discards)
+        assert (live.content, live.files, live.components) == before
         w.fake.assert_clean()
