@@ -224,11 +224,15 @@ def test_the_table_status_counts_down_in_the_client() -> None:
     hand = Hand(Rules(variant="ofc"), ["Ann", "Bo"], seed="status")
     acting = hand.to_act()[0]
     t = SimpleNamespace(hand=hand, row=SimpleNamespace(hand_no=3), deadlines={acting: 1234.9},
-                        name_of=lambda hs: ["Ann", "Bo"][hs])
+                        name_of=lambda hs: ["Ann", "Bo"][hs], hand_seats=[0, 1],
+                        seat_by_no=lambda no: SimpleNamespace(is_bot=False))
     status = presenter_module.table_status(cast(Any, t))
     assert status == (f"Hand #3, round 1 of {hand.streets}. To act: "
                       f"**{['Ann', 'Bo'][acting]}** (time runs out <t:1234:R>)")
     t.deadlines = {}
+    assert presenter_module.table_status(cast(Any, t)).endswith(f"**{['Ann', 'Bo'][acting]}**")
+    t.deadlines = {acting: 1234.9}  # a bot's clock (a safety net) is not shown
+    t.seat_by_no = lambda no: SimpleNamespace(is_bot=True)
     assert presenter_module.table_status(cast(Any, t)).endswith(f"**{['Ann', 'Bo'][acting]}**")
 
 
