@@ -678,6 +678,9 @@ class TableService:
         self._idle_task: asyncio.Task[None] | None = None
         self._connected = False
         """Connected to Discord's gateway (``resume``, ``connection_lost``): players can act."""
+        self._online = asyncio.Event()
+        """Cleared while the gateway is lost (``connection_lost``): no clock plays then."""
+        self._online.set()
 
     @property
     def notifier(self) -> SafeNotifier:
@@ -1425,14 +1428,43 @@ class TableService:
 
     def connection_lost(self) -> None:
         """Discord's gateway is gone for now: its players cannot act, so no table closes as
-        idle until it is back, and for ``IDLE_GRACE`` after (``connection_back``)."""
+        idle until it is back, and for ``IDLE_GRACE`` after (``connection_back``), and no
+        clock plays a timeout until it is back (then ``RESUME_GRACE``)."""
         self._connected = False
+        self._online.clear()
 
     def connection_back(self) -> None:
-        """Connected again (or for the first time): the idle closes wait ``IDLE_GRACE``."""
+        """Connected again (or for the first time): the idle closes wait ``IDLE_GRACE``; after
+        a loss, a decision whose clock ran out meanwhile (or runs out within
+        ``RESUME_GRACE``) gets ``RESUME_GRACE`` from now, its player pinged again, as after a
+        restart: nobody could act while the bot was out of reach."""
         if not self._connected:
             self._connected = True
             self._awake_since = self.clock()
+        if not self._online.is_set():
+            for t in list(self.tables.values()):
+                self._grace_after_outage(t)
+            self._online.set()
+
+    def _grace_after_outage(self, t: TableState) -> None:
+        """``connection_back`` at one table: the clocks that ran out (or nearly) while nobody
+        could act get ``RESUME_GRACE`` from now (in memory: a restart before they are saved
+        gives the same grace), the players pinged again."""
+        if t.hand is None or t.hand.is_over or t.resuming:
+            return
+        now = self.clock()
+        renewed = [hs for hs, deadline in t.deadlines.items()
+                   if deadline < now + RESUME_GRACE and t.hand.may_act(hs)]
+        if not renewed:
+            return
+        for hs in renewed:
+            t.deadlines[hs] = now + RESUME_GRACE
+        self._arm(t)
+        ping = self._to_ping(t)
+        if any(t.hand_seats[hs] in ping[0] for hs in renewed):
+            self._spawn(t, self._send_news(t, [], ping))
+        else:
+            self._spawn(t, self.notifier.table_changed(t))
 
     async def _look_for_idle(self) -> None:
         """Every ``idle_check`` seconds, close the tables left idle (``close_idle``)."""
@@ -2346,6 +2378,9 @@ class TableService:
                 if deadline is None:
                     return
                 await asyncio.sleep(max(0.0, deadline - self.clock()))
+                if not self._online.is_set():  # nobody can act: the clocks wait for Discord
+                    await self._online.wait()  # (which gives the ones run out a grace)
+                    continue
                 async with t.lock:
                     if superseded() or t.hand is None or t.hand.is_over:
                         return
