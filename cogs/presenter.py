@@ -77,12 +77,13 @@ def carries_button(message: discord.Message, table_id: int) -> bool:
 # What discord.py's escape_markdown escapes, but each bracket on its own: its masked-link
 # pattern (``\[.+\]\(.+\)``) is greedy and escapes only the first "[" of what it spans, so
 # "[a](b) **bold** [c](d)" kept the bold between two links live.
-_MARKDOWN = re.compile(r"[_\\~|*`\[\]]|^>(?:>>)?\s|^#{1,3}|^\s*-", re.MULTILINE)
+_MARKDOWN = re.compile(r"[_\\~|*`\[\]<]|^>(?:>>)?\s|^#{1,3}|^\s*-", re.MULTILINE)
 
 
 def md(text: str) -> str:
     """A player's text in a message, shown as typed: no markdown (``*``, ``_``, ``||``, ``#``,
-    masked links) and no mentions (``@everyone``, ``<@id>``)."""
+    masked links), no mentions (``@everyone``, ``<@id>``) and nothing Discord draws from
+    ``<...>`` (a timestamp ``<t:0:R>``, a channel ``<#id>``, a custom emoji)."""
     return _MARKDOWN.sub(lambda m: "\\" + m.group(0), discord.utils.escape_mentions(text))
 
 

@@ -38,6 +38,8 @@ def test_names_cannot_format_or_ping() -> None:
     assert "@everyone" not in md("@everyone") and "<@123456789012345678>" not in md(
         "<@123456789012345678>")
     assert "```" not in in_code("a```b")
+    # nothing Discord draws from <...>: a timestamp, a channel, a custom emoji (shown as typed)
+    assert md("<t:0:R> <#123> <:x:456>") == "\\<t:0:R> \\<#123> \\<:x:456>"
 
 
 def test_text_twins_of_messages_escape_names_and_images_keep_them() -> None:
