@@ -2486,9 +2486,22 @@ class TableService:
         rules = t.rules
         short = (f" ({min(rules.away_timer, rules.timer)} s a decision until they act again)"
                  if rules.away_timer else "")
-        rest = f"They play on in this hand{short} and sit out" if more else "They sit out"
-        return (f"⏰ Time ran out for {names}: the bot played that move for them. {rest} from "
-                "the next hand (`/ofc sitin` to come back).")
+        text = f"⏰ Time ran out for {names}: the bot played that move for them."
+        stay = [seat for seat in seats if not seat.leaving]
+        if stay:
+            one = len(stay) == 1 < len(seats)
+            who = f"<@{stay[0].user_id}>" if one else "They" if len(stay) == len(seats) \
+                else ", ".join(f"<@{seat.user_id}>" for seat in stay)
+            s = "s" if one else ""
+            rest = (f"{who} play{s} on in this hand{short} and sit{s} out" if more
+                    else f"{who} sit{s} out")
+            text += f" {rest} from the next hand (`/ofc sitin` to come back)."
+        gone = [seat for seat in seats if seat.leaving]  # (asked to leave after this hand)
+        if gone:
+            text += (f" {', '.join(f'<@{seat.user_id}>' for seat in gone)} "
+                     f"{'leaves' if len(gone) == 1 else 'leave'} the table after this hand, "
+                     "as asked.")
+        return text
 
     async def _timeout_notices(
         self, t: TableState, text: str, before: tuple[int | None, int]

@@ -474,8 +474,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             + "; ".join(words) + "."
         )
 
-    @app_commands.command(name="history",
-                          description="The last hands at this table, or one hand's showdown")
+    @app_commands.command(
+        name="history",
+        description="The last hands at this table, or one hand's showdown and replay")
     @app_commands.describe(count="How many hands (1-25, default 5)",
                            hand="A hand's number: its showdown again and its replay, privately")
     async def history(

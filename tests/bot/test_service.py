@@ -570,3 +570,45 @@ async def test_a_grant_keeps_its_reason_on_one_line_and_the_audit_is_for_manager
     assert await svc.audit(G, True, 5, CAROL) == []
     await svc.shutdown()
     await store.close()
+
+
+async def test_the_timeout_notice_of_a_player_leaving_after_the_hand_says_so() -> None:
+    """Found by the clocks review: a player who asked to leave after the hand and then ran
+    out of time was told they "sit out from the next hand (`/ofc sitin` to come back)" (and
+    `/ofc sitin` takes the leave back); the notice says they leave after this hand."""
+    clock = Clock()
+    svc, rec, store, t = await heads_up("leave-timeout", clock=clock)
+    assert t.hand is not None and t.hand.turn is not None
+    hs = t.hand.turn
+    seat = t.seat_by_no(t.hand_seats[hs])
+    assert seat is not None
+    await svc.leave(CH, seat.user_id)
+    clock.offset += t.deadlines[hs] - clock() + 1
+    svc.rearm()
+    await until(lambda: any("Time ran out" in str(e[1]) for e in rec.events
+                            if e[0] == "notice"))
+    text = next(str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in e[1])
+    assert text == (f"⏰ Time ran out for <@{seat.user_id}>: the bot played that move for them."
+                    f" <@{seat.user_id}> leaves the table after this hand, as asked.")
+    await svc.shutdown()
+    await store.close()
+
+
+def test_the_timeout_notice_of_two_players_one_leaving() -> None:
+    from types import SimpleNamespace
+
+    from engine import Hand, Rules
+
+    hand = Hand(Rules(variant="chinese"), ["A", "B", "C"], seed="two-out")
+    t: Any = SimpleNamespace(hand=hand, rules=hand.rules,
+                             hand_seat_of=lambda no: no)
+    stay = SimpleNamespace(user_id=1, seat_no=0, leaving=False)
+    go = SimpleNamespace(user_id=2, seat_no=1, leaving=True)
+    text = TableService._timeout_text(t, [stay, go])  # type: ignore[list-item]
+    assert text == ("⏰ Time ran out for <@1>, <@2>: the bot played that move for them. <@1> "
+                    "plays on in this hand (10 s a decision until they act again) and sits "
+                    "out from the next hand (`/ofc sitin` to come back). <@2> leaves the table "
+                    "after this hand, as asked.")
+    assert TableService._timeout_text(t, [stay]).endswith(  # type: ignore[list-item]
+        " They play on in this hand (10 s a decision until they act again) and sit out from "
+        "the next hand (`/ofc sitin` to come back).")
