@@ -503,6 +503,9 @@ class ShowdownResult:
     """Users whose stack this hand emptied: not dealt in until they buy in again."""
     notes: tuple[str, ...] = ()
     """Notices that go out just before the showdown (``TableState.showdown_notes``)."""
+    replayable: bool = False
+    """Played round by round (ofc, pineapple, someone not in fantasyland): the showdown
+    offers its replay (``Hand.rounds``)."""
 
 
 @dataclass(frozen=True)
@@ -611,6 +614,7 @@ def _settled_showdown(
         fantasyland_next=earned, practice=practice, rules=hand.rules,
         natural_cards=tuple(hand.natural_cards), seat_nos=seat_nos,
         notes=tuple(str(x) for x in st.get("showdown_notes", [])),
+        replayable=bool(hand.regular_seats),
     )
 
 
@@ -2657,6 +2661,7 @@ class TableService:
             units=None if practice else tuple(units), fantasyland_next=earned,
             practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
             seat_nos=tuple(t.hand_seats), notes=tuple(t.showdown_notes),
+            replayable=bool(hand.regular_seats),
         )
         await self._clear_hand(t, button=button_seat, extra=extra)
         if not practice:  # (not those leaving: they go)

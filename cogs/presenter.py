@@ -637,7 +637,7 @@ class Presenter:
 
         file = png(data, f"showdown-{t.id}-{r.hand_no}.png")
         with table_channel(t):
-            if r.rules.variant == "chinese":  # (set at once: no rounds to replay)
+            if not r.replayable:  # (every hand set at once: no rounds to replay)
                 await channel.send(first, file=file)
             else:
                 await channel.send(first, file=file, view=showdown_buttons(t.id, r.hand_no))

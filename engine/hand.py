@@ -701,10 +701,11 @@ class Hand:
         saw it: after each round the spectator's view (``view_for(None)``: no discards, a
         fantasyland set face down until the showdown), its cards highlighted those placed in
         that round.  The last round's view is the hand's end (every set shown).  Rebuilt from
-        the header and log (``replay``); a chinese hand (set at once) has none."""
+        the header and log (``replay``); a chinese hand, or one where everyone played a
+        fantasyland (every hand set at once), has none."""
         hand = cls._new_from_header(data)
-        if hand.spec.simultaneous:
-            return []
+        if hand.spec.simultaneous or not hand.regular_seats:
+            return []  # (every hand set at once: nothing to show round by round)
         rounds: list[Round] = []
         street = hand.street
         placed: dict[int, list[Card]] = {}

@@ -159,3 +159,34 @@ async def test_a_hand_saved_before_the_shown_fantasylands_and_practice_were() ->
     past = await svc.past_hand(CH, 1)
     assert same_showdown(past.result, live) and past.result.practice
     await store.close()
+
+
+async def test_only_a_hand_played_round_by_round_offers_its_replay() -> None:
+    """The posted showdown (and the one shown again) of an ofc or pineapple hand offers its
+    replay; a chinese hand, or a hand where everyone played a fantasyland (set at once),
+    has no rounds and offers none."""
+    for variant, replayable in (("pineapple", True), ("chinese", False)):
+        svc, rec, store, t = await heads_up(f"replayable-{variant}", variant=variant)
+        await finish_by_autoplay(svc)
+        await until(lambda rec=rec: bool(posted(rec)))  # type: ignore[misc]
+        assert posted(rec)[0].replayable is replayable
+        past = await svc.past_hand(CH, 1)
+        assert past.result.replayable is replayable and bool(past.rounds) is replayable
+        await svc.shutdown()
+        await store.close()
+    svc, rec, store = await make(seed_factory=lambda: "replayable-fl")
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    await svc.join(G, CH, BOB, "bob")
+    t = svc.table_in_channel(CH)
+    await store.update_table(t.id, extra={"fantasyland": {"0": 14, "1": 14},
+                                          "fantasyland_owed_by": [0, 1]})
+    await svc._refresh(t)
+    await svc.start(CH, ALICE)
+    assert t.hand is not None and all(t.hand.fantasyland)
+    await finish_by_autoplay(svc)
+    await until(lambda: bool(posted(rec)))
+    assert posted(rec)[0].replayable is False
+    past = await svc.past_hand(CH, 1)
+    assert past.rounds == () and not past.result.replayable
+    await svc.shutdown()
+    await store.close()

@@ -103,9 +103,11 @@ def test_a_surrender_leaves_the_board_as_it_was_and_the_rounds_go_on() -> None:
     assert rounds[1].view["seats"][2]["last_placed"] == []
 
 
-def test_a_chinese_hand_has_no_rounds() -> None:
+def test_a_chinese_hand_or_one_of_fantasylands_only_has_no_rounds() -> None:
     h = finished("chinese", 2, {}, 5)
     assert Hand.rounds(h.to_json()) == []
+    h = finished("pineapple", 2, {0: 14, 1: 15}, 5)  # both set at once
+    assert h.is_over and Hand.rounds(h.to_json()) == []
 
 
 @settings(max_examples=40, deadline=None)
