@@ -359,10 +359,9 @@ class TableState:
     """When this process last wrote a change of the table (a seat, a deal, a hand's end: see
     ``_refresh_after_write``; 0: none yet): with the table row's last write and its seats'
     arrivals, when it went idle (``idle_since``)."""
-    idle_warned: float | None = None
-    """The ``idle_since`` of the idle time the channel was last warned of (``close_idle``):
-    one warning each time the table goes idle (not saved: a restart, which delays the close,
-    may warn again)."""
+    idle_warned: tuple[float, float] | None = None
+    """The last idle warning (``close_idle``): the ``idle_since`` it was about and the close
+    it announced (not saved: a restart, which delays the close, may warn again)."""
 
     def idle_since(self) -> float:
         """Since when nothing happened here: no hand dealt or ended, nobody sat down, in or
@@ -1465,10 +1464,11 @@ class TableService:
             t.deadlines[hs] = now + RESUME_GRACE
         self._arm(t)
         ping = self._to_ping(t)
-        if any(t.hand_seats[hs] in ping[0] for hs in renewed):
-            self._spawn(t, self._send_news(t, [], ping))
-        else:
-            self._spawn(t, self.notifier.table_changed(t))
+        if not any(t.hand_seats[hs] in ping[0] for hs in renewed):
+            ping = ([], None)
+        # a fantasyland hand not set yet is sent again with its new clock (as at a restart)
+        fantasyland = [no for no in self._news(t)[0] if t.hand_seat_of(no) in renewed]
+        self._spawn(t, self._send_news(t, fantasyland, ping))
 
     async def _look_for_idle(self) -> None:
         """Every ``idle_check`` seconds, close the tables left idle (``close_idle``)."""
@@ -1487,8 +1487,9 @@ class TableService:
         the bot started or its connection to Discord came back (its players could not use it
         meanwhile), nor while that connection is lost.  ``IDLE_WARNING`` before a close (at
         most a quarter of the idle time) the channel is warned once, its seated players
-        pinged.  The tables closed; one whose close fails on the database is tried again at
-        the next look."""
+        pinged, and no table closes without that warning (nor before the time it said).  The
+        tables closed; one whose close fails on the database is tried again at the next
+        look."""
         now = self.clock()
         if not self._connected or self._awake_since is None:
             return []  # (nobody can act, nor be told)
@@ -1505,25 +1506,36 @@ class TableService:
                 limit = hours[guild] * 3600
                 if not limit:
                     continue
-                closes_at = max(t.idle_since() + limit, grace_ends)
+                since = t.idle_since()
+                due = max(since + limit, grace_ends)
+                lead = min(IDLE_WARNING, limit / 4)
+                warned = t.idle_warned
+                if warned is not None and warned[0] == since and due <= warned[1] + 60:
+                    closes_at = warned[1]  # as the warning said (idle_hours lowered since:
+                    # not earlier)
+                elif due - now <= lead:  # never a close without its warning: one already
+                    # due (idle_hours lowered) waits the warning's lead; a later one
+                    # (idle_hours raised since the warning) is warned again
+                    closes_at = due if due > now else now + lead
+                    t.idle_warned = (since, closes_at)
+                    await self._warn_idle(t, now, closes_at)
+                    continue
+                else:
+                    continue
                 if now < closes_at:
-                    if (closes_at - now <= min(IDLE_WARNING, limit / 4)
-                            and t.idle_warned != t.idle_since()):
-                        t.idle_warned = t.idle_since()
-                        await self._warn_idle(t, now, closes_at)
                     continue
                 async with t.lock:
                     if (t.hand is not None or self.tables.get(t.id) is not t
-                            or self.clock() - t.idle_since() < limit):
+                            or t.idle_since() != since):
                         continue  # (something happened meanwhile)
                     await self._close_now(t)
             except Exception:
                 log.exception("closing idle table %s failed", t.id)
                 continue
-            log.info("table %s closed: idle for %d hours", t.id, hours[guild])
+            log.info("table %s closed: idle for %.1f hours", t.id, (now - since) / 3600)
             closed.append(t)
             await self.notifier.notice(
-                t, f"🕸️ Nothing happened here for {plural(hours[guild], 'hour')}, so the table "
+                t, f"🕸️ Nothing happened here for {_about(now - since, past=True)}, so the table "
                 "is closed; every stack went back to its owner's balance. `/ofc new` opens "
                 "another (server managers: `/ofc-admin settings idle_hours`).", ping=False)
             await self.notifier.table_changed(t)

@@ -275,8 +275,9 @@ def round_view(past: PastHand, index: int) -> TableView:
     seats = []
     for hs, sv in enumerate(view["seats"]):
         hidden = int(sv["hidden_cards"])
-        status = ("surrendered" if sv["surrendered"] else "set" if sv["done"] and hidden
-                  else "timed out: the clock played" if hs in rnd.auto else "")
+        status = ("surrendered" if sv["surrendered"]
+                  else "timed out: the clock played" + (" the set" if hidden else "")
+                  if hs in rnd.auto else "set" if sv["done"] and hidden else "")
         seats.append(SeatView(
             name=r.names[hs], board=Board.from_json(sv["board"]), hidden=hidden,
             is_button=hs == view["button"], last_placed=tuple(cards_from_json(

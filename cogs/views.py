@@ -370,6 +370,8 @@ class ReplayButton(
             texts, file = await past_hand_payload(past, frame, _replay_heading(past))
             await interaction.response.edit_message(
                 content=texts[0], attachments=[file], view=replay_view(past, frame))
+            for more in texts[1:]:  # (a long showdown: the rest follows, as it did at first)
+                await interaction.followup.send(more, ephemeral=True)
 
         await _guard(interaction, run())
 
@@ -411,6 +413,8 @@ class ReplayFromShowdown(
                 await interaction.followup.send(texts[0], file=file, ephemeral=True)
             else:
                 await interaction.followup.send(texts[0], file=file, ephemeral=True, view=view)
+            for more in texts[1:]:
+                await interaction.followup.send(more, ephemeral=True)
 
         await _guard(interaction, run())
 

@@ -47,6 +47,14 @@ def notices(rec: Recorder) -> list[str]:
     return [text for kind, text in rec.events if kind == "notice"]
 
 
+async def warned_and_due(svc: TableService, clock: Clock, hours: float = 25) -> None:
+    """``hours`` (more than a day) of nothing happening at a table idle from now, the bot
+    having looked in the hour before its close (no table closes without that warning)."""
+    clock.offset += 23.5 * HOUR
+    await svc.close_idle()
+    clock.offset += (hours - 23.5) * HOUR
+
+
 async def test_a_table_without_a_hand_for_a_day_closes_and_gives_the_stacks_back() -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)
@@ -92,11 +100,15 @@ async def test_arrivals_count_and_each_server_has_its_own_hours() -> None:
     await store.update_settings(G + 1, idle_hours=2)
     await svc.new_table(G + 1, CH + 1, CAROL, "carol", variant="pineapple")
     other = svc.table_in_channel(CH + 1)
-    clock.offset += 20 * HOUR
+    clock.offset += 1.9 * HOUR
+    assert await svc.close_idle() == []  # (the other table's warning)
+    clock.offset += 18.1 * HOUR
     await svc.join(G, CH, CAROL, "carol")  # somebody sat down: a day from now
     clock.offset += 20 * HOUR
     assert await svc.close_idle() == [other]  # 40 hours > its server's 2
-    clock.offset += 4.1 * HOUR
+    clock.offset += 3.5 * HOUR
+    assert await svc.close_idle() == []  # (its warning)
+    clock.offset += 0.6 * HOUR
     assert await svc.close_idle() == [t]
     await svc.shutdown()
     await store.close()
@@ -178,7 +190,7 @@ async def test_a_command_waiting_behind_the_close_is_told_the_table_closed() -> 
     was); now every command that waited says the table has just closed, and changes nothing."""
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
     for command in (lambda: svc.set_options(CH, ALICE, False, timer=90),
                     lambda: svc.start(CH, ALICE), lambda: svc.leave(CH, BOB),
                     lambda: svc.sit_out(CH, BOB, True), lambda: svc.join(G, CH, CAROL, "carol"),
@@ -187,7 +199,7 @@ async def test_a_command_waiting_behind_the_close_is_told_the_table_closed() -> 
             await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=300)
             await svc.join(G, CH, BOB, "bob")
             t = svc.table_in_channel(CH)
-            clock.offset += 25 * HOUR
+            await warned_and_due(svc, clock)
         async with t.lock:  # the close waits for the table first ...
             closing = asyncio.ensure_future(svc.close_idle())
             await asyncio.sleep(0.05)
@@ -205,7 +217,9 @@ async def test_a_command_waiting_behind_the_close_is_told_the_table_closed() -> 
 async def test_the_bot_looks_on_its_own() -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock, idle_check=0.02)
-    clock.offset += 25 * HOUR
+    clock.offset += 23.5 * HOUR
+    await until(lambda: any(n.startswith("⏳") for n in notices(rec)))  # the warning
+    clock.offset += 0.6 * HOUR
     await until(lambda: t.id not in svc.tables)
     assert t.id not in svc.tables and "Nothing happened here for 24 hours" in notices(rec)[-1]
     await svc.shutdown()
@@ -217,7 +231,8 @@ async def test_a_close_that_fails_on_the_database_is_tried_at_the_next_look(
 ) -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
+    told = len(notices(rec))  # (the warning)
     real = store.update_table
 
     async def broken(*a: Any, **kw: Any) -> Any:
@@ -227,7 +242,7 @@ async def test_a_close_that_fails_on_the_database_is_tried_at_the_next_look(
     with caplog.at_level(logging.ERROR):
         assert await svc.close_idle() == []
     assert f"closing idle table {t.id} failed" in caplog.text
-    assert t.id in svc.tables and t.row.status == "open" and not notices(rec)
+    assert t.id in svc.tables and t.row.status == "open" and len(notices(rec)) == told
     assert await store.balance(G, ALICE) == 700  # nothing moved
     monkeypatch.setattr(store, "update_table", real)
     assert await svc.close_idle() == [t]
@@ -400,5 +415,44 @@ async def test_no_warning_during_a_hand_while_disconnected_or_with_idle_hours_0(
     await svc.update_settings(G, True, idle_hours=24)
     assert await svc.close_idle() == []
     assert [w for w in warnings(rec) if w[0].startswith(f"⏳ <@{ALICE}>: ")]  # bob left
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_no_close_without_its_warning_whatever_idle_hours_does() -> None:
+    """Found by a review: idle_hours lowered below a table's idle time closed it at the next
+    look, unwarned; raised after the warning, the later close was not warned again.  Now a
+    close already due is warned first and waits the warning's lead; a close moved later is
+    warned again; a close moved earlier after the warning keeps the time the warning said."""
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    clock.offset += 10 * HOUR
+    await svc.update_settings(G, True, idle_hours=2)  # 10 hours idle already
+    assert await svc.close_idle() == []
+    assert warnings(rec)[-1][0].endswith(
+        "nothing has happened here for 10 hours, so this table closes in 30 minutes (every "
+        "stack back to its owner's balance) unless a hand is dealt or someone sits down or in "
+        "(`/ofc start`, `/ofc join`, `/ofc sitin`).")
+    clock.offset += 0.4 * HOUR
+    assert await svc.close_idle() == []
+    await svc.update_settings(G, True, idle_hours=1)  # lowered after the warning
+    assert await svc.close_idle() == []  # the time the warning said holds
+    clock.offset += 0.11 * HOUR
+    assert await svc.close_idle() == [t]
+    assert "Nothing happened here for 10 hours" in notices(rec)[-1]  # (the real time)
+    # raised after the warning: the later close is warned again
+    await svc.update_settings(G, True, idle_hours=4)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", buyin=300)
+    t = svc.table_in_channel(CH)
+    clock.offset += 3.1 * HOUR
+    assert await svc.close_idle() == [] and len(warnings(rec)) == 2
+    await svc.update_settings(G, True, idle_hours=8)
+    clock.offset += 1 * HOUR
+    assert await svc.close_idle() == [] and t.id in svc.tables  # 4.1 h: not at the old time
+    clock.offset += 2.9 * HOUR
+    assert await svc.close_idle() == [] and len(warnings(rec)) == 3  # 7 h: warned again
+    assert "closes in 1 hour" in warnings(rec)[-1][0]
+    clock.offset += 1.1 * HOUR
+    assert await svc.close_idle() == [t]
     await svc.shutdown()
     await store.close()

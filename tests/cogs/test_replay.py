@@ -52,11 +52,14 @@ def test_each_round_as_everyone_saw_it() -> None:
         assert not words & gone
         if i < 4:
             assert not words & secret and view.seats[2].hidden == 13
-            assert view.seats[2].status == "set" and view.note.endswith("after round "
-                                                                         f"{i + 1}.")
+            fl_auto = 2 in past.rounds[i].auto  # (the clock played her set in that round)
+            assert view.seats[2].status == (
+                "timed out: the clock played the set" if fl_auto else "set")
+            assert view.note.endswith(f"after round {i + 1}.")
         else:
             assert secret <= words and view.note.endswith("the end of the hand.")
         assert (view.seats[0].status == "timed out: the clock played") == (i == 2)
+    assert sum(2 in r.auto for r in past.rounds) == 1  # her set: once, by the clock
 
 
 async def test_the_payload_of_the_showdown_and_of_a_round() -> None:

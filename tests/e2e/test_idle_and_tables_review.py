@@ -18,7 +18,7 @@ from bot.service import ServiceError, TableService
 from bot.store import Store
 from cogs.ofc import _may_see, _table_line
 
-from ..bot.test_idle_tables import notices, seated
+from ..bot.test_idle_tables import notices, seated, warned_and_due
 from ..bot.test_service import (
     ALICE,
     BOB,
@@ -83,7 +83,7 @@ async def test_a_join_queued_behind_the_idle_close_moves_no_units(
         monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
     closed, outcome = await closing_idle_while(
         svc, store, monkeypatch, lambda: svc.join(G, CH, CAROL, "carol"))
     assert closed == [t]
@@ -99,7 +99,7 @@ async def test_a_close_queued_behind_the_idle_close_pays_nobody_twice(
         monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
     closed, outcome = await closing_idle_while(
         svc, store, monkeypatch, lambda: svc.close(CH, ALICE, False))
     assert closed == [t]
@@ -112,7 +112,7 @@ async def test_a_leave_queued_behind_the_idle_close_pays_nobody_twice(
         monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
     closed, outcome = await closing_idle_while(
         svc, store, monkeypatch, lambda: svc.leave(CH, BOB))
     assert closed == [t]
@@ -129,7 +129,7 @@ async def test_options_changed_behind_the_idle_close_are_refused(
     (and marks the table message again), while the channel is told the table is closed."""
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
     closed, outcome = await closing_idle_while(
         svc, store, monkeypatch, lambda: svc.set_options(CH, ALICE, False, deck="two"))
     assert closed == [t]
@@ -146,7 +146,7 @@ async def test_a_start_behind_the_idle_close_says_the_table_closed(
     says there is no table.  It should say the table closed."""
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
     closed, outcome = await closing_idle_while(
         svc, store, monkeypatch, lambda: svc.start(CH, ALICE))
     assert closed == [t] and isinstance(outcome, ServiceError)
@@ -238,8 +238,11 @@ async def test_a_lower_idle_hours_takes_effect_at_the_next_look() -> None:
     clock.offset += 3 * HOUR
     assert await svc.close_idle() == []
     await svc.update_settings(G, True, idle_hours=2)
+    assert await svc.close_idle() == []  # warned first: it closes in half an hour
+    assert notices(rec)[-1].startswith("⏳") and "closes in 30 minutes" in notices(rec)[-1]
+    clock.offset += 0.51 * HOUR
     assert await svc.close_idle() == [t]
-    assert notices(rec)[-1].startswith("🕸️ Nothing happened here for 2 hours, so the table is closed")
+    assert notices(rec)[-1].startswith("🕸️ Nothing happened here for 3 hours, so the table is closed")
     await done(svc, store)
 
 
@@ -247,7 +250,9 @@ async def test_idle_hours_1_says_one_hour() -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)
     await svc.update_settings(G, True, idle_hours=1)
-    clock.offset += 1.1 * HOUR
+    clock.offset += 0.8 * HOUR
+    assert await svc.close_idle() == []  # (its warning, a quarter of an hour before)
+    clock.offset += 0.3 * HOUR
     assert await svc.close_idle() == [t]
     assert notices(rec)[-1].startswith("🕸️ Nothing happened here for 1 hour, so")
     await done(svc, store)
@@ -285,7 +290,9 @@ async def test_idle_time_before_a_short_restart_still_counts(tmp_path: Path) -> 
     svc, rec, store = await make(path, clock=clock)
     await svc.load_tables()
     await svc.resume()
-    clock.offset += 1.5 * HOUR  # 24.5 hours idle while the bot was up
+    clock.offset += 0.5 * HOUR
+    assert await svc.close_idle() == []  # its warning (idle 23.5 hours)
+    clock.offset += 1.0 * HOUR  # 24.5 hours idle while the bot was up
     closed = await svc.close_idle()
     try:
         assert [x.id for x in closed] == [t.id]
@@ -297,7 +304,7 @@ async def test_a_channel_deleted_while_the_idle_close_runs_pays_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)
-    clock.offset += 25 * HOUR
+    await warned_and_due(svc, clock)
     closed, outcome = await closing_idle_while(
         svc, store, monkeypatch, lambda: svc.channel_gone(CH))
     assert closed == [t] and outcome is False
@@ -312,6 +319,9 @@ async def test_idle_hours_0_then_back_closes_at_the_next_look() -> None:
     clock.offset += 30 * HOUR
     assert await svc.close_idle() == []
     await svc.update_settings(G, True, idle_hours=24)
+    assert await svc.close_idle() == []  # warned first: it closes in an hour
+    assert "closes in 1 hour" in notices(rec)[-1]
+    clock.offset += 1.01 * HOUR
     assert await svc.close_idle() == [t]
     await done(svc, store)
 
@@ -338,7 +348,9 @@ async def test_a_table_where_only_bots_could_play_closes_and_the_human_is_paid_b
         await asyncio.sleep(0.01)
     await until(lambda: t.waiting)
     assert t.hand is None and t.waiting
-    clock.offset += 24.1 * HOUR
+    clock.offset += 23.5 * HOUR
+    assert await svc.close_idle() == []  # (its warning)
+    clock.offset += 0.6 * HOUR
     assert await svc.close_idle() == [t]
     assert "Nothing happened here for 24 hours" in notices(rec)[-1]
     assert await store.balance(G, ALICE) == 1000
@@ -464,7 +476,11 @@ async def test_an_idle_close_then_the_channel_and_the_list(tmp_path: Any) -> Non
         await w.fake.wait_for_message(w.chan, lambda m: bool(m.files), include_existing=True)
         r = await w.slash(w.carol, "ofc tables")
         assert "3/4 seated: alice, Ada (bot), bob — not started yet; 1 seat free" in r.content
-        w.clock.offset += 24.1 * 3600
+        w.clock.offset += 23.5 * 3600
+        await w.fake.wait_for_message(  # the warning first
+            w.chan, lambda m: (m.content or "").startswith("⏳"), timeout=10,
+            include_existing=True)
+        w.clock.offset += 0.6 * 3600
         await w.fake.wait_for_message(
             w.chan, lambda m: "Nothing happened here for 24 hours" in (m.content or ""), timeout=10,
             include_existing=True)
@@ -518,9 +534,12 @@ async def test_a_restart_after_days_down_resumes_the_table_and_closes_it_an_hour
         w.clock.offset += 0.9 * 3600
         await asyncio.sleep(0.3)
         assert table_of(w).row.status == "open"
+        warned = [m for m in w.fake.messages(w.chan) if (m.content or "").startswith("⏳")]
+        assert len(warned) == 1 and "for 72 hours, so this table closes in 1 hour" in (
+            warned[0].content or ""), [m.content for m in warned]  # (said at the start)
         w.clock.offset += 0.2 * 3600
-        await w.fake.wait_for_message(
-            w.chan, lambda m: "Nothing happened here for 24 hours" in (m.content or ""),
+        await w.fake.wait_for_message(  # (the time it really was)
+            w.chan, lambda m: "Nothing happened here for 73 hours" in (m.content or ""),
             timeout=10, include_existing=True)
         assert await w.store.balance(w.guild.id, w.bob.id) == 1000
         assert await w.store.verify_ledger() == []

@@ -195,8 +195,11 @@ async def test_the_gateway_lost_and_back_reaches_the_idle_close(tmp_path: Any) -
         bot.dispatch("resumed")
         await asyncio.sleep(0.3)
         assert table_of(w).row.status == "open"  # (the hour after)
+        await w.fake.wait_for_message(  # warned at once: it closes in an hour
+            w.chan, lambda m: "for 30 hours, so this table closes in 1 hour" in (m.content or ""),
+            timeout=10, include_existing=True)
         w.clock.offset += 1.1 * 3600
         await w.fake.wait_for_message(
-            w.chan, lambda m: "Nothing happened here for 24 hours" in (m.content or ""),
+            w.chan, lambda m: "Nothing happened here for 31 hours" in (m.content or ""),
             timeout=10, include_existing=True)
         w.fake.assert_clean()
