@@ -2496,27 +2496,31 @@ class TableService:
             return ""
         names = ", ".join(f"<@{seat.user_id}>" for seat in seats)
         hand = t.hand
-        more = hand is not None and not hand.is_over and any(
-            (hs := t.hand_seat_of(seat.seat_no)) is not None and not hand.done[hs]
-            for seat in seats)
         rules = t.rules
         short = (f" ({min(rules.away_timer, rules.timer)} s a decision until they act again)"
                  if rules.away_timer else "")
+
+        def more(group: list[SeatRow]) -> bool:  # (still decisions to make in this hand)
+            return hand is not None and not hand.is_over and any(
+                (hs := t.hand_seat_of(seat.seat_no)) is not None and not hand.done[hs]
+                for seat in group)
+
         text = f"⏰ Time ran out for {names}: the bot played that move for them."
-        stay = [seat for seat in seats if not seat.leaving]
-        if stay:
-            one = len(stay) == 1 < len(seats)
-            who = f"<@{stay[0].user_id}>" if one else "They" if len(stay) == len(seats) \
-                else ", ".join(f"<@{seat.user_id}>" for seat in stay)
+        for leaving in (False, True):  # (a player who asked to leave after this hand)
+            group = [seat for seat in seats if seat.leaving == leaving]
+            if not group:
+                continue
+            one = len(group) == 1 < len(seats)
+            who = f"<@{group[0].user_id}>" if one else "They" if len(group) == len(seats) \
+                else ", ".join(f"<@{seat.user_id}>" for seat in group)
             s = "s" if one else ""
-            rest = (f"{who} play{s} on in this hand{short} and sit{s} out" if more
-                    else f"{who} sit{s} out")
-            text += f" {rest} from the next hand (`/ofc sitin` to come back)."
-        gone = [seat for seat in seats if seat.leaving]  # (asked to leave after this hand)
-        if gone:
-            text += (f" {', '.join(f'<@{seat.user_id}>' for seat in gone)} "
-                     f"{'leaves' if len(gone) == 1 else 'leave'} the table after this hand, "
-                     "as asked.")
+            then = (" leave{s} the table after it, as asked." if leaving
+                    else " sit{s} out from the next hand (`/ofc sitin` to come back).")
+            if more(group):
+                text += f" {who} play{s} on in this hand{short} and" + then.format(s=s)
+            else:
+                text += f" {who}" + (" leave{s} the table after this hand, as asked." if leaving
+                                     else then).format(s=s)
         return text
 
     async def _timeout_notices(

@@ -589,7 +589,8 @@ async def test_the_timeout_notice_of_a_player_leaving_after_the_hand_says_so() -
                             if e[0] == "notice"))
     text = next(str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in e[1])
     assert text == (f"⏰ Time ran out for <@{seat.user_id}>: the bot played that move for them."
-                    f" <@{seat.user_id}> leaves the table after this hand, as asked.")
+                    " They play on in this hand (10 s a decision until they act again) and "
+                    "leave the table after it, as asked.")
     await svc.shutdown()
     await store.close()
 
@@ -607,8 +608,9 @@ def test_the_timeout_notice_of_two_players_one_leaving() -> None:
     text = TableService._timeout_text(t, [stay, go])  # type: ignore[list-item]
     assert text == ("⏰ Time ran out for <@1>, <@2>: the bot played that move for them. <@1> "
                     "plays on in this hand (10 s a decision until they act again) and sits "
-                    "out from the next hand (`/ofc sitin` to come back). <@2> leaves the table "
-                    "after this hand, as asked.")
+                    "out from the next hand (`/ofc sitin` to come back). <@2> plays on in this "
+                    "hand (10 s a decision until they act again) and leaves the table after "
+                    "it, as asked.")
     assert TableService._timeout_text(t, [stay]).endswith(  # type: ignore[list-item]
         " They play on in this hand (10 s a decision until they act again) and sit out from "
         "the next hand (`/ofc sitin` to come back).")
