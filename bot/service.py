@@ -2955,8 +2955,8 @@ class TableService:
         self, guild_id: int, by: str, period: str, limit: int = 10, variant: str | None = None
     ) -> list[LeaderEntry]:
         """``variant``: that game's hands only (None: every game's)."""
-        if by not in ("units", "points", "hands", "fantasylands"):
-            raise ServiceError("Rank by units, points, hands or fantasylands.")
+        if by not in ("units", "points", "hands", "fantasylands", "points_per_hand"):
+            raise ServiceError("Rank by units, points, hands, fantasylands or points per hand.")
         if period not in PERIODS:
             raise ServiceError("The period is day, week, month or all.")
         _check_game(variant)

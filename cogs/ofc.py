@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.service import REASON_LENGTH, ServiceError, TableService, TableState, grant_reason
-from bot.store import MAX_IDLE_HOURS
+from bot.store import MAX_IDLE_HOURS, PER_HAND_MIN_HANDS
 from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from renderer import (
@@ -542,12 +542,13 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
 
     @app_commands.command(name="leaderboard", description="The server's best players")
-    @app_commands.describe(by="What to rank by (default: units)",
+    @app_commands.describe(by="What to rank by (default: units; points per hand: players "
+                              "with 20 hands or more)",
                            period="Which hands count (default: all)",
                            variant="One game's hands only (default: every game's)")
     async def leaderboard(
         self, interaction: discord.Interaction,
-        by: Literal["units", "points", "hands", "fantasylands"] = "units",
+        by: Literal["units", "points", "hands", "fantasylands", "points_per_hand"] = "units",
         period: Literal["day", "week", "month", "all"] = "all",
         variant: Literal["ofc", "pineapple", "chinese"] | None = None,
     ) -> None:
@@ -563,6 +564,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         shown = entries[:LEADERBOARD_ROWS]
         view = LeaderboardView(
             title=f"{guild} leaderboard", by=by, period=PERIOD_WORDS[period],
+            min_hands=PER_HAND_MIN_HANDS,
             rows=tuple(LeaderRow(rank=rank, name=e.name, units=e.units, points=e.points,
                                  hands=e.hands, fantasylands=e.fantasylands)
                        for rank, e in zip(ranks, shown, strict=False)),

@@ -32,11 +32,13 @@ from .colours import (
 )
 from .common import compact, signed
 from .fonts import can_draw, fit_name, fit_text, shown_name, text_width
-from .model import DEFAULT_THEME, LeaderboardView, StatsView, Theme
+from .model import DEFAULT_THEME, LeaderboardView, LeaderRow, StatsView, Theme
 from .scene import Metrics, Scene
 
 COLUMNS = ("units", "points", "hands", "fantasylands")
 HEADINGS = {"units": "UNITS", "points": "POINTS", "hands": "HANDS", "fantasylands": "FL"}
+PER_HAND = "points_per_hand"
+"""Ranked by points per hand: the points column shows them (``PTS/HAND``)."""
 MEDALS: dict[int, RGB] = {1: (0xF0, 0xB2, 0x32), 2: (0xB9, 0xC0, 0xCA), 3: (0xC8, 0x7F, 0x4A)}
 _MPL_LOCK = threading.Lock()
 
@@ -68,8 +70,10 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
     scene = Scene(width, height, theme.background, theme)
     scene.text((m(18), m(30)), fit_text(view.title, "bold", m(28), width - m(36)), m(28), TEXT,
                "bold", anchor="lm")
-    by = view.by if view.by in COLUMNS else "units"
-    sub = f"Top players · {view.period} · by {by}"
+    per_hand = view.by == PER_HAND
+    by = "points" if per_hand else view.by if view.by in COLUMNS else "units"
+    sub = f"Top players · {view.period} · by " + (
+        f"points per hand ({view.min_hands}+ hands)" if per_hand else by)
     scene.text((m(18), m(62)), fit_text(sub, "bold", m(18), width - m(36)), m(18), MUTED,
                "bold", anchor="lm")
     x0, y0, x1 = margin, top, width - margin
@@ -84,11 +88,12 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
     scene.text((x0 + pad + m(56), hy), "PLAYER", m(15), DIM, "bold", anchor="lm")
     for col in COLUMNS:
         colour = theme.accent if col == by else DIM
-        scene.text((col_right[col], hy), HEADINGS[col] + (" ▼" if col == by else ""), m(15),
+        heading = "PTS/HAND" if per_hand and col == "points" else HEADINGS[col]
+        scene.text((col_right[col], hy), heading + (" ▼" if col == by else ""), m(15),
                    colour, "bold", anchor="rm")
     scene.line((x0 + pad, y0 + m(42), x1 - pad, y0 + m(42)), (0x4E, 0x50, 0x58), m(2))
     if not rows:
-        scene.text(((x0 + x1) // 2, y0 + m(44) + row_h // 2), "No hands played yet", m(18),
+        scene.text(((x0 + x1) // 2, y0 + m(44) + row_h // 2), _empty(view), m(18),
                    MUTED, anchor="mm")
     # the names end clear of the widest units value drawn (+99,999 is about m(100) wide)
     widest = max((text_width(_fmt("units", row.units), "bold" if by == "units" else "regular",
@@ -115,7 +120,10 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
             colour = _value_colour(col, value) if strong or col in ("units", "points") else MUTED
             if not strong:
                 colour = mix(colour, PANEL, 0.25)
-            scene.text((col_right[col], cy), _fmt(col, value), m(21 if strong else 18), colour,
+            text = _fmt(col, value)
+            if per_hand and col == "points":
+                text = _per_hand(row)
+            scene.text((col_right[col], cy), text, m(21 if strong else 18), colour,
                        "bold" if strong else "regular", anchor="rm")
     return scene
 
@@ -124,13 +132,29 @@ def render_leaderboard(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) -
     return leaderboard_scene(view, theme=theme).png()
 
 
+def _per_hand(row: LeaderRow) -> str:
+    """Points a hand, two decimals, a real minus sign (``+2.00``, ``−2.25``, ``0.00``)."""
+    value = round(row.points / row.hands, 2) if row.hands else 0.0
+    return f"+{value:.2f}" if value > 0 else f"−{-value:.2f}" if value < 0 else "0.00"
+
+
+def _empty(view: LeaderboardView) -> str:
+    if view.by == PER_HAND:
+        return f"Nobody has played {view.min_hands} hands yet"
+    return "No hands played yet"
+
+
 def describe_leaderboard(view: LeaderboardView) -> str:
-    lines = [f"{view.title} — top players, {view.period}, by {view.by}"]
+    per_hand = view.by == PER_HAND
+    by = f"points per hand ({view.min_hands}+ hands)" if per_hand else view.by
+    lines = [f"{view.title} — top players, {view.period}, by {by}"]
     if not view.rows:
-        lines.append("No hands played yet")
+        lines.append(_empty(view))
     for r in view.rows:
+        points = (f"{_per_hand(r)} points a hand ({signed(r.points)} points)" if per_hand
+                  else f"{signed(r.points)} points")
         lines.append(
-            f"{r.rank}. {r.name} — {signed(r.units)} units, {signed(r.points)} points, "
+            f"{r.rank}. {r.name} — {signed(r.units)} units, {points}, "
             f"{plural(r.hands, 'hand')}, {plural(r.fantasylands, 'fantasyland')}"
         )
     return "\n".join(lines)

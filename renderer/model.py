@@ -123,6 +123,8 @@ class LeaderboardView:
     period: str
     """E.g. ``this week``, ``all time``."""
     rows: tuple[LeaderRow, ...]
+    min_hands: int = 0
+    """By ``points_per_hand``: the hands a player needs to be ranked."""
 
 
 @dataclass(frozen=True)

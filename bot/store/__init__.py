@@ -14,6 +14,7 @@ from .errors import (
 )
 from .models import (
     MAX_IDLE_HOURS,
+    PER_HAND_MIN_HANDS,
     SETTING_NAMES,
     AuditEntry,
     HandResult,
@@ -29,6 +30,7 @@ from .store import Store
 
 __all__ = [
     "MAX_IDLE_HOURS",
+    "PER_HAND_MIN_HANDS",
     "SETTING_NAMES",
     "AlreadyApplied",
     "AlreadySeated",

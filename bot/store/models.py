@@ -29,6 +29,8 @@ class ServerSettings:
 
 
 MAX_IDLE_HOURS = 720
+PER_HAND_MIN_HANDS = 20
+"""Counted hands a player needs to be ranked by points per hand (fewer tell little)."""
 """``idle_hours`` at most (30 days)."""
 
 SETTING_NAMES: tuple[str, ...] = (
@@ -155,6 +157,10 @@ class LeaderEntry:
     points: int
     hands: int
     fantasylands: int
+
+    @property
+    def points_per_hand(self) -> float:
+        return self.points / self.hands if self.hands else 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,7 @@ from .errors import (
 )
 from .models import (
     MAX_IDLE_HOURS,
+    PER_HAND_MIN_HANDS,
     SETTING_NAMES,
     AuditEntry,
     HandResult,
@@ -73,7 +74,7 @@ log = logging.getLogger(__name__)
 
 _MIGRATION_NAME = re.compile(r"(\d{3,})_[A-Za-z0-9_]+\.sql")
 TABLE_STATUSES = ("open", "closing", "closed")
-LEADERBOARD_KEYS = ("units", "points", "hands", "fantasylands")
+LEADERBOARD_KEYS = ("units", "points", "hands", "fantasylands", "points_per_hand")
 HISTORY_POINTS = 30
 _TABLE_FIELDS = ("status", "message_id", "button", "hand_no", "extra", "rules")
 _SEAT_FIELDS = ("sitting_out", "leaving", "name", "bot_level")
@@ -1312,7 +1313,8 @@ class Store:
         self, guild_id: int, by: str = "units", since: float | None = None, limit: int = 10,
         variant: str | None = None,
     ) -> list[LeaderEntry]:
-        """Humans ranked by ``by`` ('units'|'points'|'hands'|'fantasylands') over counted
+        """Humans ranked by ``by`` ('units'|'points'|'hands'|'fantasylands'|'points_per_hand':
+        of those with ``PER_HAND_MIN_HANDS`` hands or more, ties by more hands) over counted
         hands finished at or after ``since`` (all time if None), of one ``variant`` if given
         (the game of the hand).  Units come from the ledger.
         Ties: more units, then more points, then lower user id.  The first ``limit``, and
@@ -1329,11 +1331,15 @@ class Store:
         else:
             query = self._VARIANT_ALL_TIME if since is None else self._VARIANT_PERIOD
             args = (_id(guild_id, "guild_id"), str(variant))
+        args = (*args, *(() if since is None else (since,)))
+        sql = f"{query} ORDER BY {by} DESC, units DESC, points DESC, user_id ASC"
+        if by == "points_per_hand":  # (of those with enough hands to tell)
+            sql = (f"SELECT *, CAST(points AS REAL) / hands AS points_per_hand FROM ({query})"
+                   " WHERE hands >= ? ORDER BY points_per_hand DESC, hands DESC, units DESC,"
+                   " user_id ASC")
+            args = (*args, PER_HAND_MIN_HANDS)
         async with self._lock:
-            rows = await self._all(
-                f"{query} ORDER BY {by} DESC, units DESC, points DESC, user_id ASC",
-                (*args, *(() if since is None else (since,))),
-            )
+            rows = await self._all(sql, args)
         limit = max(0, int(limit))
         if 0 < limit < len(rows):  # the players tied with the last one shown share its rank
             last = rows[limit - 1][by]

@@ -203,3 +203,39 @@ async def test_the_gateway_lost_and_back_reaches_the_idle_close(tmp_path: Any) -
             w.chan, lambda m: "Nothing happened here for 31 hours" in (m.content or ""),
             timeout=10, include_existing=True)
         w.fake.assert_clean()
+
+
+async def test_a_leaderboard_by_points_a_hand(tmp_path: Any) -> None:
+    """`/ofc leaderboard by:points_per_hand`: only players with 20 counted hands; the text
+    says the points a hand and the points; nobody with enough hands says so."""
+    from bot.store import HandResult
+
+    async with make_world(tmp_path, seed_factory=lambda: "tables-per-hand") as w:
+        await w.start_bot()
+        r = await w.slash(w.carol, "ofc leaderboard", by="points_per_hand")
+        assert r.files and "Nobody has played 20 hands yet" in r.content, r.content
+        store, g = w.store, w.guild.id
+        await w.slash(w.alice, "ofc new", variant="ofc", seats=3)
+        table = w.service.table_in_channel(w.chan.id)
+        await store.seat_player(table.id, 1, g, w.bob.id, "bob", 100)
+        await store.seat_player(table.id, 2, g, w.carol.id, "carol", 100)
+        for number in range(1, 23):  # alice and bob 21 hands each, carol one
+            a, b = (w.alice, w.bob) if number < 22 else (w.alice, w.carol)
+            won = 3 if number % 3 else -3  # alice: +3, +3, -3, ...
+            hand = await store.create_hand(table.id, number, "s", {}, {})
+            await store.finish_hand(hand.id, {}, [
+                HandResult(user_id=a.id, seat_no=0, name=a.name, points=won, units=won),
+                HandResult(user_id=b.id, seat_no=1 if b is w.bob else 2, name=b.name,
+                           points=-won, units=-won),
+            ], {a.id: won, b.id: -won})
+        r = await w.slash(w.carol, "ofc leaderboard", by="points_per_hand")
+        lines = r.content.split("\n")
+        assert lines[0].endswith("— top players, all time, by points per hand (20+ hands)")
+        # alice: 22 hands, 15 won (+3) and 7 lost (-3): +24 points, +1.09 a hand
+        assert lines[1] == ("1. alice — +24 units, +1.09 points a hand (+24 points), 22 hands, "
+                            "0 fantasylands"), lines
+        assert lines[2].startswith("2. bob — −21 units, −1.00 points a hand (−21 points), "
+                                   "21 hands"), lines
+        assert len(lines) == 3 and "carol" not in r.content  # one hand: not ranked
+        assert await store.verify_ledger() == []
+        w.fake.assert_clean()
