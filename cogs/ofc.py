@@ -29,13 +29,12 @@ from .presenter import (
     Presenter,
     for_message,
     md,
-    past_hand_payload,
     png,
     render,
     split_message,
     title_of,
 )
-from .views import DYNAMIC_ITEMS, replay_view, send_panel, surrender_view
+from .views import DYNAMIC_ITEMS, send_panel, send_past_hand, surrender_view
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -518,15 +517,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         await interaction.response.defer(ephemeral=True, thinking=True)  # a query and an image
         past = await self.service.past_hand(_channel_id(interaction), number)
         where = "the last table here (closed)" if past.closed else "this table"
-        texts, file = await past_hand_payload(
-            past, 0, f"Hand #{number} at {where}, <t:{int(past.finished_at)}:f>:")
-        view = replay_view(past, 0)
-        if view is None:
-            await interaction.followup.send(texts[0], file=file, ephemeral=True)
-        else:
-            await interaction.followup.send(texts[0], file=file, ephemeral=True, view=view)
-        for more in texts[1:]:
-            await interaction.followup.send(more, ephemeral=True)
+        await send_past_hand(interaction, past, 0,
+                             f"Hand #{number} at {where}, <t:{int(past.finished_at)}:f>:")
 
     # ---------------------------------------------------------------- money and rankings
     @app_commands.command(name="balance", description="Units in your (or someone's) balance")

@@ -406,17 +406,24 @@ class ReplayFromShowdown(
             assert service is not None
             past = await service.past_hand_at(interaction.guild_id or 0, self.table_id,
                                               self.hand_no)
-            frame = min(1, len(past.rounds))
-            texts, file = await past_hand_payload(past, frame, _replay_heading(past))
-            view = replay_view(past, frame)
-            if view is None:
-                await interaction.followup.send(texts[0], file=file, ephemeral=True)
-            else:
-                await interaction.followup.send(texts[0], file=file, ephemeral=True, view=view)
-            for more in texts[1:]:
-                await interaction.followup.send(more, ephemeral=True)
+            await send_past_hand(interaction, past, min(1, len(past.rounds)),
+                                 _replay_heading(past))
 
         await _guard(interaction, run())
+
+
+async def send_past_hand(interaction: discord.Interaction, past: PastHand, frame: int,
+                         heading: str) -> None:
+    """A past hand's showdown (``frame`` 0) or a round of its replay as private follow-ups
+    of a deferred interaction, the replay's buttons under the first."""
+    texts, file = await past_hand_payload(past, frame, heading)
+    view = replay_view(past, frame)
+    if view is None:
+        await interaction.followup.send(texts[0], file=file, ephemeral=True)
+    else:
+        await interaction.followup.send(texts[0], file=file, ephemeral=True, view=view)
+    for more in texts[1:]:
+        await interaction.followup.send(more, ephemeral=True)
 
 
 def showdown_buttons(table_id: int, hand_no: int) -> discord.ui.View:
