@@ -45,6 +45,7 @@ from .store import (
     StoreError,
     TableRow,
 )
+from .store.store import LEADERBOARD_KEYS
 from .thinker import Hung, Thinker
 
 log = logging.getLogger("ofc.service")
@@ -1462,7 +1463,8 @@ class TableService:
             return
         for hs in renewed:
             t.deadlines[hs] = now + RESUME_GRACE
-        self._arm(t)
+        if t.timer is None or t.timer.done():  # (a running timer reads the new deadlines
+            self._arm(t)  # itself: cancelling it could cut short a timeout it is saving)
         ping = self._to_ping(t)
         if not any(t.hand_seats[hs] in ping[0] for hs in renewed):
             ping = ([], None)
@@ -1504,7 +1506,8 @@ class TableService:
                 if guild not in hours:
                     hours[guild] = (await self.store.get_settings(guild)).idle_hours
                 limit = hours[guild] * 3600
-                if not limit:
+                if not limit:  # (idle tables stay open: a warning given before stands no more)
+                    t.idle_warned = None
                     continue
                 since = t.idle_since()
                 due = max(since + limit, grace_ends)
@@ -1520,7 +1523,8 @@ class TableService:
                     t.idle_warned = (since, closes_at)
                     await self._warn_idle(t, now, closes_at)
                     continue
-                else:
+                else:  # not closing soon (idle_hours raised): an earlier warning no longer
+                    t.idle_warned = None  # stands for a later close
                     continue
                 if now < closes_at:
                     continue
@@ -2955,7 +2959,7 @@ class TableService:
         self, guild_id: int, by: str, period: str, limit: int = 10, variant: str | None = None
     ) -> list[LeaderEntry]:
         """``variant``: that game's hands only (None: every game's)."""
-        if by not in ("units", "points", "hands", "fantasylands", "points_per_hand"):
+        if by not in LEADERBOARD_KEYS:
             raise ServiceError("Rank by units, points, hands, fantasylands or points per hand.")
         if period not in PERIODS:
             raise ServiceError("The period is day, week, month or all.")

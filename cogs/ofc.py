@@ -90,7 +90,7 @@ def _units_given(amount: int) -> str:
     return f"{amount:+d} {'unit' if abs(amount) == 1 else 'units'}"
 
 
-def _ranks(values: list[int]) -> list[int]:
+def _ranks(values: list[float]) -> list[int]:
     """Ranks of values sorted best first, a tie sharing its rank (1, 1, 3)."""
     ranks: list[int] = []
     for i, v in enumerate(values):
@@ -535,7 +535,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 
     @app_commands.command(name="leaderboard", description="The server's best players")
     @app_commands.describe(by="What to rank by (default: units; points per hand: players "
-                              "with 20 hands or more)",
+                              f"with {PER_HAND_MIN_HANDS} hands or more)",
                            period="Which hands count (default: all)",
                            variant="One game's hands only (default: every game's)")
     async def leaderboard(
@@ -551,7 +551,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         guild = interaction.guild.name if interaction.guild else "this server"
         if variant is not None:
             guild += f" {VARIANT_NAMES[variant]}"
-        ranks = _ranks([getattr(e, by) for e in entries])
+        # (points a hand are shown to two decimals: players shown alike share the rank)
+        ranks = _ranks([round(e.points_per_hand, 2) if by == "points_per_hand"
+                        else getattr(e, by) for e in entries])
         # the top ten and whoever ties with the tenth, up to LEADERBOARD_ROWS drawn
         shown = entries[:LEADERBOARD_ROWS]
         view = LeaderboardView(

@@ -29,9 +29,9 @@ class ServerSettings:
 
 
 MAX_IDLE_HOURS = 720
+"""``idle_hours`` at most (30 days)."""
 PER_HAND_MIN_HANDS = 20
 """Counted hands a player needs to be ranked by points per hand (fewer tell little)."""
-"""``idle_hours`` at most (30 days)."""
 
 SETTING_NAMES: tuple[str, ...] = (
     "start_balance", "max_stake", "default_buyin", "max_buyin", "default_timer", "admin_role_id",
