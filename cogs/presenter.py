@@ -276,7 +276,8 @@ def round_view(past: PastHand, index: int) -> TableView:
     for hs, sv in enumerate(view["seats"]):
         hidden = int(sv["hidden_cards"])
         status = ("surrendered" if sv["surrendered"]
-                  else "timed out: the clock played" + (" the set" if hidden else "")
+                  else "timed out: the clock played" + (
+                      " the set" if hidden or sv["fantasyland"] else "")  # (one move: its set)
                   if hs in rnd.auto else "set" if sv["done"] and hidden else "")
         seats.append(SeatView(
             name=r.names[hs], board=Board.from_json(sv["board"]), hidden=hidden,
