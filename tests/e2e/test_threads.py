@@ -9,6 +9,7 @@ mix, and what happens when a thread is archived or locked while a hand is played
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -273,18 +274,21 @@ async def test_a_thread_locked_between_moves(tmp_path: Any) -> None:
         balance = await w.fake.slash(w.alice, w.__dict__["parent"], "ofc balance")
         assert "at tables" in balance.content  # the bot answers elsewhere all the while
 
-
-        def refused_edits() -> int:
-            return sum(1 for r in w.fake.requests_to("PATCH", rf"/channels/{thread.id}/messages/")
-                       if r.status == 403)
-
         # the "Waiting for at least 2 players" notice was refused, then the table's last edit
-        await w.fake.wait_until(lambda: any(
-            "Waiting for at least 2" in (r.payload or {}).get("content", "")
-            for r in w.fake.requests_to("POST", rf"/channels/{thread.id}/messages$")), 5,
-            "the waiting notice")
-        edits = refused_edits()
-        await w.fake.wait_until(lambda: refused_edits() > edits, 5, "the last edit")
+        # (in the order the stand-in got them: under load that edit may come back before this
+        # test looks for it, so it is found after the notice, not counted from a later look)
+        def refused_edit_after_the_notice() -> bool:
+            reqs = w.fake.requests
+            notice = next((k for k, r in enumerate(reqs) if r.method == "POST"
+                           and re.search(rf"/channels/{thread.id}/messages$", r.path)
+                           and "Waiting for at least 2" in (r.payload or {}).get("content", "")),
+                          None)
+            return notice is not None and any(
+                r.method == "PATCH" and f"/channels/{thread.id}/messages/" in r.path
+                and r.status == 403 for r in reqs[notice + 1:])
+
+        await w.fake.wait_until(refused_edit_after_the_notice, 5,
+                                "the waiting notice, then the table's last edit")
         await edits_done(w)
         assert "Waiting for players" not in table_message(w).content
         await w.fake.unarchive_thread(thread)
