@@ -1465,11 +1465,11 @@ class TableService:
             t.deadlines[hs] = now + RESUME_GRACE
         if t.timer is None or t.timer.done():  # (a running timer reads the new deadlines
             self._arm(t)  # itself: cancelling it could cut short a timeout it is saving)
-        ping = self._to_ping(t)
+        fantasyland, ping = self._news(t)
         if not any(t.hand_seats[hs] in ping[0] for hs in renewed):
             ping = ([], None)
         # a fantasyland hand not set yet is sent again with its new clock (as at a restart)
-        fantasyland = [no for no in self._news(t)[0] if t.hand_seat_of(no) in renewed]
+        fantasyland = [no for no in fantasyland if t.hand_seat_of(no) in renewed]
         self._spawn(t, self._send_news(t, fantasyland, ping))
 
     async def _look_for_idle(self) -> None:
@@ -1521,7 +1521,7 @@ class TableService:
                     # (idle_hours raised since the warning) is warned again
                     closes_at = due if due > now else now + lead
                     t.idle_warned = (since, closes_at)
-                    await self._warn_idle(t, now, closes_at)
+                    await self._warn_idle(t, now - since, closes_at - now)
                     continue
                 else:  # not closing soon (idle_hours raised): an earlier warning no longer
                     t.idle_warned = None  # stands for a later close
@@ -1545,14 +1545,13 @@ class TableService:
             await self.notifier.table_changed(t)
         return closed
 
-    async def _warn_idle(self, t: TableState, now: float, closes_at: float) -> None:
-        """Tell the channel (pinging its seated players) that the table closes at
-        ``closes_at`` unless something happens before."""
+    async def _warn_idle(self, t: TableState, idle: float, left: float) -> None:
+        """Tell the channel (pinging its seated players) that nothing happened for ``idle``
+        seconds and the table closes in ``left`` unless something happens before."""
         who = " ".join(f"<@{s.user_id}>" for s in t.humans)
         await self.notifier.notice(
             t, f"⏳ {who + ': ' if who else ''}nothing has happened here for "
-            f"{_about(now - t.idle_since(), past=True)}, so this table closes in "
-            f"{_about(closes_at - now)}"
+            f"{_about(idle, past=True)}, so this table closes in {_about(left)}"
             " (every stack back to its owner's balance) unless a hand is dealt or someone sits "
             "down or in (`/ofc start`, `/ofc join`, `/ofc sitin`).")
 
@@ -2518,13 +2517,11 @@ class TableService:
             who = f"<@{group[0].user_id}>" if one else "They" if len(group) == len(seats) \
                 else ", ".join(f"<@{seat.user_id}>" for seat in group)
             s = "s" if one else ""
-            then = (" leave{s} the table after it, as asked." if leaving
-                    else " sit{s} out from the next hand (`/ofc sitin` to come back).")
-            if more(group):
-                text += f" {who} play{s} on in this hand{short} and" + then.format(s=s)
-            else:
-                text += f" {who}" + (" leave{s} the table after this hand, as asked." if leaving
-                                     else then).format(s=s)
+            playing = more(group)
+            then = (f"leave{s} the table after {'it' if playing else 'this hand'}, as asked"
+                    if leaving else f"sit{s} out from the next hand (`/ofc sitin` to come back)")
+            text += (f" {who} " + (f"play{s} on in this hand{short} and " if playing else "")
+                     + then + ".")
         return text
 
     async def _timeout_notices(

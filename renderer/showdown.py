@@ -486,13 +486,13 @@ def text_labels(names: tuple[str, ...], numbers: tuple[int, ...] = ()) -> tuple[
     who won what."""
     nums = numbers if len(numbers) == len(names) else tuple(range(1, len(names) + 1))
     labels = [name if has_ink(name) else f"Player {no}"
-              for name, no in zip(names, nums, strict=False)]
+              for name, no in zip(names, nums, strict=True)]
     # names that look alike ("Sam" and "Sam" with a zero-width space) count as the same
     seen = [" ".join("".join(ch for ch in label if ch == " " or has_ink(ch)).split())
             for label in labels]
     count = Counter(seen)
     return tuple(f"{label} (seat {no})" if count[key] > 1 else label
-                 for label, key, no in zip(labels, seen, nums, strict=False))
+                 for label, key, no in zip(labels, seen, nums, strict=True))
 
 
 def describe_showdown(view: ShowdownView) -> str:
