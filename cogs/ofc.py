@@ -551,9 +551,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         guild = interaction.guild.name if interaction.guild else "this server"
         if variant is not None:
             guild += f" {VARIANT_NAMES[variant]}"
-        # (points a hand are shown to two decimals: players shown alike share the rank)
-        ranks = _ranks([round(e.points_per_hand, 2) if by == "points_per_hand"
-                        else getattr(e, by) for e in entries])
+        ranks = _ranks([getattr(e, by) for e in entries])
         # the top ten and whoever ties with the tenth, up to LEADERBOARD_ROWS drawn
         shown = entries[:LEADERBOARD_ROWS]
         view = LeaderboardView(

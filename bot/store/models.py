@@ -160,7 +160,8 @@ class LeaderEntry:
 
     @property
     def points_per_hand(self) -> float:
-        return self.points / self.hands if self.hands else 0.0
+        """As shown (two decimals): players shown alike share their rank."""
+        return round(self.points / self.hands, 2) if self.hands else 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1340,17 +1340,18 @@ class Store:
             args = (*args, PER_HAND_MIN_HANDS)
         async with self._lock:
             rows = await self._all(sql, args)
-        limit = max(0, int(limit))
-        if 0 < limit < len(rows):  # the players tied with the last one shown share its rank
-            last = rows[limit - 1][by]
-            while limit < len(rows) and rows[limit][by] == last:
-                limit += 1
-        return [
+        entries = [
             LeaderEntry(user_id=row["user_id"], name=row["shown"], units=row["units"],
                         points=row["points"], hands=row["hands"],
                         fantasylands=row["fantasylands"])
-            for row in rows[:limit]
+            for row in rows
         ]
+        limit = max(0, int(limit))
+        if 0 < limit < len(entries):  # the players tied with the last one shown share its
+            last = getattr(entries[limit - 1], by)  # rank (points a hand: as shown)
+            while limit < len(entries) and getattr(entries[limit], by) == last:
+                limit += 1
+        return entries[:limit]
 
     async def wallet(self, guild_id: int, user_id: int) -> tuple[int, int]:
         """``(balance, units at tables)`` of a player in a server."""

@@ -38,7 +38,7 @@ async def test_ranked_by_points_a_hand_of_those_with_enough_hands() -> None:
     n += 1
     await played(store, pine, n, "pineapple", {ALICE: 22, DAVE: -22}, 5 * DAY)
     board = await store.leaderboard(G, "points_per_hand", limit=2)
-    assert [(e.user_id, e.points_per_hand) for e in board] == [(ALICE, 62 / 21), (CAROL, 2.0)]
+    assert [(e.user_id, e.points_per_hand) for e in board] == [(ALICE, 2.95), (CAROL, 2.0)]
     # a period holds one hand of each: nobody has enough hands there
     assert await store.leaderboard(G, "points_per_hand", 4 * DAY) == []
     # the kept totals and the results added up agree; one game's too
@@ -74,3 +74,18 @@ def test_the_picture_and_text_show_points_a_hand() -> None:
                             min_hands=20)
     assert describe_leaderboard(empty).endswith("Nobody has played 20 hands yet")
     assert render_leaderboard(empty).startswith(b"\x89PNG")
+
+
+async def test_players_shown_alike_share_the_rank_and_are_not_cut() -> None:
+    """Points a hand are shown to two decimals: 7 in 21 hands (0.333...) and 14 in 43
+    (0.3256...) both read +0.33, so the board that shows one shows both, at one rank."""
+    store = await Store.open(":memory:")
+    table = await seated(store, G, CH, "pineapple", (ALICE, BOB, CAROL, DAVE))
+    moves = [(ALICE, DAVE, 1)] * 14 + [(ALICE, DAVE, -1)] * 7 + [(BOB, CAROL, 1)] * 27 + \
+        [(BOB, CAROL, 2)] + [(BOB, CAROL, -1)] * 15
+    for n, (a, b, won) in enumerate(moves, start=1):
+        await played(store, table, n, "pineapple", {a: won, b: -won}, DAY + n)
+    board = await store.leaderboard(G, "points_per_hand", limit=1)
+    assert [(e.user_id, e.points, e.hands, e.points_per_hand) for e in board] == [
+        (ALICE, 7, 21, 0.33), (BOB, 14, 43, 0.33)]
+    await store.close()
