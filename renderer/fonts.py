@@ -1,6 +1,8 @@
 """Fonts: DejaVu Sans from matplotlib's data (it has ♠♥♦♣; Pillow's own default font has not),
-and Noto Sans CJK (from the ``mplfonts`` package) for the characters DejaVu lacks: Chinese,
-Japanese and Korean names are drawn as typed.
+Noto Sans CJK (from the ``mplfonts`` package) for the characters DejaVu lacks: Chinese,
+Japanese and Korean names are drawn as typed, and Noto Color Emoji (``data/``, its bitmaps made
+small by ``emoji_build``) for emoji, in colour: "🔥 Sam", "🏳️‍🌈", "👍🏽" are drawn as Discord shows
+them (a ZWJ sequence, a flag, a keycap or a skin tone joined into one picture by Raqm).
 
 The DejaVu files are read once at import; the CJK font's character map (16 MB file) the first
 time a text needs it, and its glyphs from the file (never a copy per font object).
@@ -17,6 +19,7 @@ import threading
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import accumulate
 from os.path import commonprefix
 from pathlib import Path
 
@@ -33,6 +36,14 @@ FACES: dict[str, str] = {
 CJK = "cjk"
 """The face key of the fallback font (one weight: it serves every face)."""
 CJK_FILE = "NotoSansCJKsc-Regular.otf"
+EMOJI = "emoji"
+"""The face key of the colour emoji font (drawn in its own colours, not in the text's)."""
+EMOJI_PATH = Path(__file__).parent / "data" / "NotoColorEmoji-32.ttf"
+EMOJI_PPEM = 32
+"""The one size the emoji font has (a bitmap font): every emoji is drawn at it, then scaled."""
+EMOJI_SCALE = 0.95
+"""An emoji's size against the text's: Noto's pictures are 1.17 em tall; at 0.95 one stands
+from the capitals' height to below the baseline, about as Discord draws it beside text."""
 _DATA: dict[str, bytes] = {key: (FONT_DIR / name).read_bytes() for key, name in FACES.items()}
 _LOCAL = threading.local()
 _COVERED: dict[str, frozenset[int]] = {
@@ -52,6 +63,76 @@ def cjk_path() -> Path | None:
 
 
 @lru_cache(maxsize=1)
+def _emoji_covered() -> frozenset[int]:
+    """The emoji font's characters (read on first use; empty if the file is missing)."""
+    if not EMOJI_PATH.is_file():
+        return frozenset()
+    return frozenset(FT2Font(str(EMOJI_PATH)).get_charmap())
+
+
+_EMOJI_PRESENTATION_BMP = frozenset().union(*(range(a, b + 1) for a, b in (
+    (0x231A, 0x231B), (0x23E9, 0x23EC), (0x23F0, 0x23F0), (0x23F3, 0x23F3), (0x25FD, 0x25FE),
+    (0x2614, 0x2615), (0x2648, 0x2653), (0x267F, 0x267F), (0x2693, 0x2693), (0x26A1, 0x26A1),
+    (0x26AA, 0x26AB), (0x26BD, 0x26BE), (0x26C4, 0x26C5), (0x26CE, 0x26CE), (0x26D4, 0x26D4),
+    (0x26EA, 0x26EA), (0x26F2, 0x26F3), (0x26F5, 0x26F5), (0x26FA, 0x26FA), (0x26FD, 0x26FD),
+    (0x2705, 0x2705), (0x270A, 0x270B), (0x2728, 0x2728), (0x274C, 0x274C), (0x274E, 0x274E),
+    (0x2753, 0x2755), (0x2757, 0x2757), (0x2795, 0x2797), (0x27B0, 0x27B0), (0x27BF, 0x27BF),
+    (0x2B1B, 0x2B1C), (0x2B50, 0x2B50), (0x2B55, 0x2B55))))
+"""The characters below U+1F000 that Unicode shows as emoji even without U+FE0F after them
+(``Emoji_Presentation=Yes``): ⭐, ⚡, ✅… (the rest, ♠, ❤, ☀…, are text unless U+FE0F follows)."""
+_KEYCAP_BASES = frozenset(map(ord, "#*0123456789"))
+_EMOJI_TAIL = frozenset((0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400), *range(0xE0020, 0xE0080)))
+"""What an emoji takes after it: the emoji variation selector, the keycap, the five skin tones
+and the tag characters of the subdivision flags (🏴 of England, Scotland, Wales)."""
+_ZWJ = 0x200D
+_REGIONAL = range(0x1F1E6, 0x1F200)
+
+
+def emoji_length(text: str, i: int) -> int:
+    """How many characters of ``text`` from ``i`` make one emoji (0: ``text[i]`` is no emoji's
+    start): a character the emoji font has that is an emoji by default (U+1F000 on, or
+    ``_EMOJI_PRESENTATION_BMP``) or asks to be one (U+FE0F after it), a keycap (``#️⃣``), or two
+    regional indicators (a flag), with its skin tone, selector and tags, and what ZWJs join to it."""
+    covered = _emoji_covered()
+    c = ord(text[i])
+    if c not in covered:
+        return 0
+    after = [ord(ch) for ch in text[i + 1:i + 3]]
+    if c in _REGIONAL:
+        return 2 if after[:1] and after[0] in _REGIONAL else 1
+    if c in _KEYCAP_BASES:  # (digits are letters of names unless a keycap follows)
+        if after[:1] != [0x20E3] and after[:2] != [0xFE0F, 0x20E3]:
+            return 0
+    elif not (c >= 0x1F000 or c in _EMOJI_PRESENTATION_BMP or after[:1] == [0xFE0F]):
+        return 0
+    j = i + 1
+    while j < len(text):
+        d = ord(text[j])
+        if d in _EMOJI_TAIL:
+            j += 1
+        elif d == _ZWJ and j + 1 < len(text) and ord(text[j + 1]) in covered:
+            j += 2
+        else:
+            break
+    return j - i
+
+
+def _clusters(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into its emoji (each whole, ``True``) and its single other characters."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(text):
+        n = emoji_length(text, i)
+        if n:
+            out.append((text[i:i + n], True))
+            i += n
+        else:
+            out.append((text[i], False))
+            i += 1
+    return out
+
+
+@lru_cache(maxsize=1)
 def _cjk_covered() -> frozenset[int]:
     """The fallback font's characters (read on first use)."""
     path = cjk_path()
@@ -59,8 +140,8 @@ def _cjk_covered() -> frozenset[int]:
 
 
 def font(face: str, size: int) -> ImageFont.FreeTypeFont:
-    """The font ``face`` (``regular``, ``bold``, ``mono``, ``cjk``) at ``size`` pixels, cached
-    per thread."""
+    """The font ``face`` (``regular``, ``bold``, ``mono``, ``cjk``, ``emoji``) at ``size`` pixels
+    (``emoji``: always ``EMOJI_PPEM``), cached per thread."""
     cache: dict[tuple[str, int], ImageFont.FreeTypeFont] | None = getattr(_LOCAL, "fonts", None)
     if cache is None:
         cache = {}
@@ -70,6 +151,8 @@ def font(face: str, size: int) -> ImageFont.FreeTypeFont:
     if f is None:
         if face == CJK:  # opened by path: FreeType reads the 16 MB file as it needs it
             f = ImageFont.truetype(str(cjk_path()), size)
+        elif face == EMOJI:  # a bitmap font: only its own size (the pictures are scaled after)
+            f = ImageFont.truetype(str(EMOJI_PATH), EMOJI_PPEM)
         else:
             f = ImageFont.truetype(io.BytesIO(_DATA[face]), size)
         cache[key] = f
@@ -126,16 +209,22 @@ def _limit_marks(text: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _kept(text: str, face: str) -> str:
-    """``text`` as drawn, before the ``?`` of ``drawable``: without the characters neither font
-    has, blank glyphs as spaces, at most ``MAX_MARKS`` marks a character."""
+    """``text`` as drawn, before the ``?`` of ``drawable``: without the characters no font has,
+    blank glyphs as spaces, at most ``MAX_MARKS`` marks a character; emoji kept whole."""
     covered = _COVERED[face]
-    if all(ord(ch) in covered and ord(ch) not in _BLANK_GLYPHS for ch in text):
+    if (all(ord(ch) in covered and ord(ch) not in _BLANK_GLYPHS for ch in text)
+            and not any(emoji_length(text, i) for i in range(len(text)))):
         kept = text
     else:
         extra = _cjk_covered()
-        kept = "".join(" " if ord(ch) in _BLANK_GLYPHS else ch for ch in text
-                       if ord(ch) in covered or ord(ch) in extra or ord(ch) in _BLANK_GLYPHS)
-        kept = " ".join(kept.split())
+        pieces = []
+        for piece, emoji in _clusters(text):
+            o = ord(piece[0])
+            if not emoji and o in _BLANK_GLYPHS:
+                pieces.append(" ")
+            elif emoji or o in covered or o in extra:
+                pieces.append(piece)
+        kept = " ".join("".join(pieces).split())
     if any(unicodedata.combining(ch) for ch in kept):
         kept = _limit_marks(kept)
     return kept
@@ -143,37 +232,38 @@ def _kept(text: str, face: str) -> str:
 
 @lru_cache(maxsize=4096)
 def drawable(text: str, face: str = "regular") -> str:
-    """``text`` without the characters no font has a glyph for (emoji…), which would otherwise
-    be drawn as empty boxes, and without the marks stacked beyond ``MAX_MARKS``; ``?`` when
-    nothing visible is left (see ``has_ink``).  The text equivalents keep the full text."""
+    """``text`` without the characters no font has a glyph for, which would otherwise be drawn
+    as empty boxes, and without the marks stacked beyond ``MAX_MARKS``; ``?`` when nothing
+    visible is left (see ``has_ink``).  The text equivalents keep the full text."""
     kept = _kept(text, face)
     if kept == text and not text.strip():
         return text  # nothing or spaces, as asked
-    # joiners, variation selectors and lone marks left from an emoji draw nothing
+    # joiners, variation selectors and lone marks left from what no font has draw nothing
     return kept if has_ink(kept) else "?"
 
 
 @lru_cache(maxsize=4096)
 def runs(text: str, face: str) -> tuple[tuple[str, str], ...]:
-    """``text`` as drawn (see ``drawable``), cut into runs of one font each: ``(run, face)``."""
+    """``text`` as drawn (see ``drawable``), cut into runs of one font each: ``(run, face)``
+    (``EMOJI`` runs hold whole emoji only)."""
     text = drawable(text, face)
     covered = _COVERED[face]
     out: list[tuple[str, str]] = []
-    for ch in text:
-        key = face if ord(ch) in covered else CJK
-        if ch == " " and out:  # a space stays in the run it follows
+    for piece, emoji in _clusters(text):
+        key = EMOJI if emoji else face if ord(piece) in covered else CJK
+        if piece == " " and out and out[-1][1] != EMOJI:  # a space stays in its text's run
             key = out[-1][1]
         if out and out[-1][1] == key:
-            out[-1] = (out[-1][0] + ch, key)
+            out[-1] = (out[-1][0] + piece, key)
         else:
-            out.append((ch, key))
+            out.append((piece, key))
     return tuple(out)
 
 
 def shown_name(name: str, number: int) -> str:
     """``name`` as an image shows it: ``Player <number>`` when the fonts can draw nothing visible
-    of it (a name all in emoji, or made of blanks such as U+3164 or zero-width spaces), so that
-    two such players are still told apart."""
+    of it (a name made of blanks such as U+3164 or zero-width spaces, or of characters no font
+    has), so that two such players are still told apart."""
     return name if can_draw(name) else f"Player {number}"
 
 
@@ -182,17 +272,50 @@ def can_draw(name: str) -> bool:
     return has_ink(_kept(name, "bold"))
 
 
+def _advance(run: str, key: str, size: int) -> float:
+    """The pen's advance over ``run`` in ``key``'s font at ``size`` pixels."""
+    if key == EMOJI:
+        return font(EMOJI, EMOJI_PPEM).getlength(run) * size * EMOJI_SCALE / EMOJI_PPEM
+    return font(key, size).getlength(run)
+
+
 @lru_cache(maxsize=8192)
 def text_width(text: str, face: str, size: int) -> int:
     """The advance width of ``text`` in pixels (as drawn: see ``drawable``)."""
-    return round(sum(font(key, size).getlength(run) for run, key in runs(text, face)))
+    return round(sum(_advance(run, key, size) for run, key in runs(text, face)))
+
+
+@lru_cache(maxsize=1024)
+def emoji_picture(run: str, size: int) -> tuple[Image.Image, int, int]:
+    """``run`` (whole emoji) drawn in colour for text of ``size`` pixels: the RGBA picture and
+    its top left from the pen's place on the baseline."""
+    f = font(EMOJI, EMOJI_PPEM)
+    left, top, right, bottom = (int(v) for v in f.getbbox(run, anchor="ls"))
+    picture = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), (0, 0, 0, 0))
+    ImageDraw.Draw(picture).text((-left, -top), run, font=f, anchor="ls", embedded_color=True)
+    k = size * EMOJI_SCALE / EMOJI_PPEM
+    wanted = (max(1, round(picture.width * k)), max(1, round(picture.height * k)))
+    # scaled with its colours weighted by their opacity (no dark fringe at the edges)
+    picture = picture.convert("RGBa").resize(wanted, Image.Resampling.LANCZOS).convert("RGBA")
+    return picture, round(left * k), round(top * k)
+
+
+def text_mask(text: str, face: str, size: int, anchor: str) -> tuple[Image.Image, int, int]:
+    """``text`` rendered once as an anti-aliased mask (painted in the text's colour), and where
+    its top left goes relative to the anchor point (its emoji are not in it: see
+    ``text_layers``)."""
+    mask, _, left, top = text_layers(text, face, size, anchor)
+    return mask, left, top
 
 
 @lru_cache(maxsize=4096)
-def text_mask(text: str, face: str, size: int, anchor: str) -> tuple[Image.Image, int, int]:
-    """``text`` rendered once as an anti-aliased mask, and where its top left goes relative to the
-    anchor point.  Labels, names and numbers recur from one image to the next, so drawing text
-    is mostly a paste; masks are never modified, so threads may share them."""
+def text_layers(text: str, face: str, size: int,
+                anchor: str) -> tuple[Image.Image, Image.Image | None, int, int]:
+    """``text`` rendered once: the anti-aliased mask of its letters (painted in the text's
+    colour), the RGBA picture of its emoji in their own colours (None when it has none), both
+    the same size, and where their top left goes relative to the anchor point.  Labels, names
+    and numbers recur from one image to the next, so drawing text is mostly a paste; the
+    layers are never modified, so threads may share them."""
     parts = runs(text, face)
     if len(parts) <= 1 and (not parts or parts[0][1] == face):
         f = font(face, size)
@@ -200,48 +323,64 @@ def text_mask(text: str, face: str, size: int, anchor: str) -> tuple[Image.Image
         left, top, right, bottom = (int(v) for v in f.getbbox(text, anchor=anchor))
         mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
         ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor)
-        return _clip_to_line(mask, left, top, face, size, anchor)
-    # runs of two fonts on one baseline; the anchor from the face's metrics and the whole advance
+        return _clip_to_line(mask, None, left, top, face, size, anchor)
+    # runs of several fonts on one baseline; the anchor from the face's metrics and the advance
     ascent, descent = font(face, size).getmetrics()
-    advances = [font(key, size).getlength(run) for run, key in parts]
+    advances = [_advance(run, key, size) for run, key in parts]
     width = sum(advances)
     pad = size
     canvas = Image.new("L", (int(width) + 2 * pad, 3 * size + 2 * pad), 0)
+    colour: Image.Image | None = None
     draw = ImageDraw.Draw(canvas)
     baseline = pad + 2 * size
     x = float(pad)
     # the CJK font has one weight: a thin stroke stands in for bold next to bold text
     stroke = size // 30 if face != "regular" else 0
     for (run, key), advance in zip(parts, advances, strict=True):
-        draw.text((x, baseline), run, font=font(key, size), fill=255, anchor="ls",
-                  stroke_width=stroke if key == CJK else 0, stroke_fill=255)
+        if key == EMOJI:
+            if colour is None:
+                colour = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
+            picture, left, top = emoji_picture(run, size)
+            colour.alpha_composite(picture, (max(0, round(x) + left), max(0, baseline + top)))
+        else:
+            draw.text((x, baseline), run, font=font(key, size), fill=255, anchor="ls",
+                      stroke_width=stroke if key == CJK else 0, stroke_fill=255)
         x += advance
-    ink = canvas.getbbox() or (pad, baseline - 1, pad + 1, baseline)
+    ink = _union(canvas.getbbox(), colour.getbbox() if colour is not None else None)
+    ink = ink or (pad, baseline - 1, pad + 1, baseline)
     # from the pen's start to its end (as Pillow's own boxes), taller where the ink is
     box = (min(ink[0], pad), ink[1], max(ink[2], pad + round(width)), ink[3])
     horizontal = {"l": 0.0, "m": width / 2, "r": width}[anchor[0]]
     vertical = {"a": -ascent, "t": -ascent, "m": (descent - ascent) / 2, "s": 0,
                 "b": descent, "d": descent}[anchor[1]]
     ax, ay = pad + horizontal, baseline + vertical
-    return _clip_to_line(canvas.crop(box), round(box[0] - ax), round(box[1] - ay), face, size,
-                         anchor)
+    return _clip_to_line(canvas.crop(box), colour.crop(box) if colour is not None else None,
+                         round(box[0] - ax), round(box[1] - ay), face, size, anchor)
 
 
-def _clip_to_line(mask: Image.Image, left: int, top: int, face: str, size: int,
-                  anchor: str) -> tuple[Image.Image, int, int]:
-    """The mask cut to the line's height (the face's ascent and descent, ``LINE_MARGIN`` more):
-    marks stacked on a name never run over the lines above and below it.  Anchors by the ink
-    (``t``, ``b``) are left as they are."""
+def _union(a: tuple[int, int, int, int] | None,
+           b: tuple[int, int, int, int] | None) -> tuple[int, int, int, int] | None:
+    if a is None or b is None:
+        return a or b
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def _clip_to_line(mask: Image.Image, colour: Image.Image | None, left: int, top: int, face: str,
+                  size: int, anchor: str) -> tuple[Image.Image, Image.Image | None, int, int]:
+    """The layers cut to the line's height (the face's ascent and descent, ``LINE_MARGIN``
+    more): marks stacked on a name never run over the lines above and below it.  Anchors by
+    the ink (``t``, ``b``) are left as they are."""
     if anchor[1] not in "asdm":
-        return mask, left, top
+        return mask, colour, left, top
     ascent, descent = font(face, size).getmetrics()
     baseline = {"a": ascent, "s": 0, "d": -descent, "m": (ascent - descent) / 2}[anchor[1]]
     margin = size * LINE_MARGIN
     y0 = max(0, round(baseline - ascent - margin) - top)
     y1 = min(mask.height, round(baseline + descent + margin) - top)
     if (y0, y1) == (0, mask.height) or y1 <= y0:
-        return mask, left, top
-    return mask.crop((0, y0, mask.width, y1)), left, top + y0
+        return mask, colour, left, top
+    box = (0, y0, mask.width, y1)
+    return mask.crop(box), colour.crop(box) if colour is not None else None, left, top + y0
 
 
 @lru_cache(maxsize=4096)
@@ -250,9 +389,11 @@ def fit_text(text: str, face: str, size: int, width: int) -> str:
     cuts every other name of an image for each name it draws)."""
     if text_width(text, face, size) <= width:
         return text
-    cut = text
-    while cut and text_width(cut + "…", face, size) > width:
-        cut = cut[:-1]
+    pieces = [piece for piece, _ in _clusters(text)]  # (an emoji is kept whole or cut whole)
+    n = len(pieces)
+    while n and text_width("".join(pieces[:n]) + "…", face, size) > width:
+        n -= 1
+    cut = "".join(pieces[:n])
     return cut.rstrip() + "…" if cut else "…"
 
 
@@ -319,8 +460,11 @@ def _cut_middle(name: str, start: int, at: int, face: str, size: int, width: int
         while end < len(name) and name[end].isalnum():
             end += 1
         needs = list(dict.fromkeys((max(end, at + 1) - start, at + 1 - start)))
+    bounds = set(accumulate(len(piece) for piece, _ in _clusters(name)))
     for need in needs:
         for keep in range(start - 1, 0, -1):
+            if keep not in bounds:  # (never half an emoji)
+                continue
             head = name[:keep].rstrip() + "…"
             room = width - text_width(head, face, size)
             if room <= 0:

@@ -250,8 +250,8 @@ def showdown_chinese_4() -> ShowdownView:
 def leaderboard() -> LeaderboardView:
     data = [
         ("Alice", 412, 206, 340, 21), ("Bob the Builder", 250, 125, 512, 14),
-        ("Carol", 96, 48, 120, 9), ("Dmitri", 40, 20, 88, 3), ("이은지", 0, 0, 12, 0),
-        ("Frank_with_a_very_long_username", -35, -18, 64, 2), ("Grace", -120, -60, 230, 8),
+        ("Carol \U0001f338", 96, 48, 120, 9), ("Dmitri", 40, 20, 88, 3), ("이은지", 0, 0, 12, 0),
+        ("Frank_with_a_very_long_username", -35, -18, 64, 2), ("\U0001f3b2 Grace", -120, -60, 230, 8),
         ("Heidi", -688, -344, 401, 5),
     ]
     rows = tuple(LeaderRow(i + 1, *row) for i, row in enumerate(data))

@@ -18,7 +18,7 @@ from engine import Card
 
 from . import sprites
 from .colours import RGB, TARGET_COLOURS
-from .fonts import text_mask, text_width
+from .fonts import text_layers, text_width
 from .model import Theme
 
 Box = tuple[int, int, int, int]
@@ -99,9 +99,16 @@ class Scene:
              anchor: str = "la") -> int:
         """Draw ``text`` (Pillow anchors: ``la``, ``lm``, ``mm``, ``rm``…); returns its width."""
         if text:
-            mask, dx, dy = text_mask(text, face, size, anchor)
+            mask, colour, dx, dy = text_layers(text, face, size, anchor)
             at = (xy[0] + dx, xy[1] + dy)
-            self.ops.append(lambda im, d: im.paste(fill, at, mask))
+            if colour is None:
+                self.ops.append(lambda im, d: im.paste(fill, at, mask))
+            else:  # the letters in ``fill``, the emoji in their own colours
+                def paint(im: Image.Image, d: ImageDraw.ImageDraw) -> None:
+                    im.paste(fill, at, mask)
+                    im.paste(colour, at, colour)
+
+                self.ops.append(paint)
         return text_width(text, face, size)
 
     def sprite(self, sprite: sprites.Sprite, x: int, y: int) -> None:

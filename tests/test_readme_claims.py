@@ -846,12 +846,23 @@ def test_big_figures_are_compact_in_the_images() -> None:
     assert (compact(123_000), compact(1_000_000)) == ("123K", "1.0M")
 
 
-@pytest.mark.parametrize("name", ["\u3164", "\u200b\u200b", "🦄🔥", "สวัสดี"])
+@pytest.mark.parametrize("name", ["\u3164", "\u200b\u200b", "สวัสดี"])
 def test_a_name_with_nothing_visible_is_drawn_as_player_n(name: str) -> None:
     from renderer.fonts import MAX_MARKS, shown_name
 
     assert shown_name(name, 3) == "Player 3"
     assert MAX_MARKS == 3
+
+
+@pytest.mark.parametrize("name", ["🦄🔥", "🔥 Sam", "\U0001f1eb\U0001f1f7", "#\ufe0f\u20e3"])
+def test_emoji_are_drawn_in_colour_and_whole(name: str) -> None:
+    from renderer.fonts import EMOJI, runs, shown_name, text_layers
+
+    assert shown_name(name, 3) == name
+    assert [run for run, key in runs(name, "bold") if key == EMOJI] == [name.split()[0]]
+    assert text_layers(name, "bold", 24, "lm")[1] is not None
+    assert all(key != EMOJI for _, key in runs("\u2660 \u2764 \u2600", "bold"))
+    assert runs("\u2764\ufe0f", "bold") == (("\u2764\ufe0f", EMOJI),)
 
 
 # ------------------------------------------------------------------------------- database

@@ -332,11 +332,12 @@ async def test_a_tie_at_the_last_place_shown_is_not_cut() -> None:
 def test_tied_players_with_undrawable_names_are_told_apart_in_the_image(
     drawn: Any,  # noqa: F811
 ) -> None:
-    """Two players tied at rank 1 whose names the fonts cannot draw (emoji-only, a Hangul
-    filler) are drawn as "Player 1" and "Player 2" (numbered by row, not by the shared
+    """Two players tied at rank 1 whose names the fonts cannot draw (a script no font has, a
+    Hangul filler) are drawn as "Player 1" and "Player 2" (numbered by row, not by the shared
     rank, so they are still told apart); the text twin names them as typed."""
     view = LeaderboardView(title="t", by="units", period="all time", rows=(
-        LeaderRow(rank=1, name="🎲🎲", units=5, points=5, hands=1, fantasylands=0),
+        LeaderRow(rank=1, name="\U00013000\U00013001", units=5, points=5, hands=1,
+                  fantasylands=0),
         LeaderRow(rank=1, name="\u3164", units=5, points=5, hands=1, fantasylands=0),
     ))
     leaderboard_scene(view)

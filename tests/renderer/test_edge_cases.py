@@ -344,8 +344,10 @@ def test_more_backs_than_places_are_counted_in_a_badge_beside_the_cards(
 
 
 # -- 8. the private panel's header ----------------------------------------------------------------
-def test_the_private_panel_names_an_emoji_name_as_the_other_images(drawn: list[Drawn]) -> None:
-    hand_scene(HandView("🔥🔥", tuple(parse_cards("Ah Kd 7c")), Board(), number=3))
+def test_the_private_panel_names_an_undrawable_name_as_the_other_images(
+        drawn: list[Drawn]) -> None:
+    hand_scene(HandView("\U00013000\U00013001", tuple(parse_cards("Ah Kd 7c")), Board(),
+                        number=3))
     assert "Player 3" in texts(drawn) and "?" not in texts(drawn)
     drawn.clear()
     hand_scene(HandView("\u3164", (), Board()))

@@ -211,19 +211,26 @@ def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return texts
 
 
+HIEROGLYPHS = "\U00013000\U00013001"
+"""A name in a script none of the fonts has (Egyptian hieroglyphs)."""
+
+
 def test_names_the_fonts_cannot_draw_become_player_numbers(drawn: list[str]) -> None:
-    """All-emoji names (even a joined emoji: its joiners draw nothing) would be blank or the
-    same '?' for everyone; Chinese, Japanese and Korean names are drawn as typed."""
+    """Names of characters no font has (their joiners draw nothing) would be blank or the
+    same '?' for everyone; Chinese, Japanese and Korean names and emoji (a joined family too)
+    are drawn as typed."""
     from renderer.fonts import drawable
 
-    assert drawable("\U0001f468\u200d\U0001f469\u200d\U0001f467", "bold") == "?"
-    names = ("日本語", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "Bob🔥", "🎲🎲")
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert drawable(HIEROGLYPHS + "\u200d" + HIEROGLYPHS, "bold") == "?"
+    assert drawable(family, "bold") == family
+    names = ("日本語", HIEROGLYPHS, "Bob🔥", family)
     table_scene(TableView("t", "ofc", tuple(SeatView(n, Board()) for n in names)))
-    assert {"日本語", "Player 2", "Bob🔥", "Player 4"} <= set(drawn)
+    assert {"日本語", "Player 2", "Bob🔥", family} <= set(drawn)
     drawn.clear()
     leaderboard_scene(LeaderboardView("t", "units", "all time", tuple(
         LeaderRow(k + 1, n, 0, 0, 1, 0) for k, n in enumerate(names))))
-    assert {"日本語", "Player 2", "Bob🔥", "Player 4"} <= set(drawn)
+    assert {"日本語", "Player 2", "Bob🔥", family} <= set(drawn)
 
 
 def test_a_player_number_is_the_seat_number_in_table_and_showdown(drawn: list[str]) -> None:
@@ -233,14 +240,14 @@ def test_a_player_number_is_the_seat_number_in_table_and_showdown(drawn: list[st
     from renderer import ShowdownView
     from renderer.showdown import showdown_scene
 
-    table_scene(TableView("t", "ofc", (SeatView("🎲", Board(), number=1),
-                                       SeatView("🔥🔥", Board(), number=3))))
+    table_scene(TableView("t", "ofc", (SeatView(HIEROGLYPHS, Board(), number=1),
+                                       SeatView("\u3164", Board(), number=3))))
     assert {"Player 1", "Player 3"} <= set(drawn) and "Player 2" not in drawn
     drawn.clear()
     rules = Rules(variant="chinese")
     st = settle([Board.parse("8h 8d 8c / Ks Kd 4h 4d 4s / As Ah Ad Ac 2c"),
                  Board.parse("Qh Jd 3c / 9s 9c 7d 7h 2d / Th Js Qs Kc Kh")], rules)
-    showdown_scene(ShowdownView(("🔥🔥", "🎲"), st, rules, numbers=(3, 1)))
+    showdown_scene(ShowdownView(("\u3164", HIEROGLYPHS), st, rules, numbers=(3, 1)))
     assert {"Player 1", "Player 3"} <= set(drawn) and "Player 2" not in drawn
 
 
