@@ -1,11 +1,14 @@
 """Fonts: DejaVu Sans from matplotlib's data (it has ♠♥♦♣; Pillow's own default font has not),
-Noto Sans CJK (from the ``mplfonts`` package) for the characters DejaVu lacks: Chinese,
-Japanese and Korean names are drawn as typed, and Noto Color Emoji (``data/``, its bitmaps made
-small by ``emoji_build``) for emoji, in colour: "🔥 Sam", "🏳️‍🌈", "👍🏽" are drawn as Discord shows
-them (a ZWJ sequence, a flag, a keycap or a skin tone joined into one picture by Raqm).
+and for the characters DejaVu lacks: Noto Sans CJK (from the ``mplfonts`` package): Chinese,
+Japanese and Korean names are drawn as typed; Noto Sans Bold of thirteen scripts of South and
+South-East Asia and Ethiopia (``data/``, ``SCRIPT_FILES``): Thai, Hindi, Tamil… names shaped
+by Raqm as they are written; and Noto Color Emoji (``data/``, its bitmaps made small by
+``emoji_build``) for emoji, in colour: "🔥 Sam", "🏳️‍🌈", "👍🏽" are drawn as Discord shows them
+(a ZWJ sequence, a flag, a keycap or a skin tone joined into one picture).
 
-The DejaVu files are read once at import; the CJK font's character map (16 MB file) the first
-time a text needs it, and its glyphs from the file (never a copy per font object).
+The DejaVu files are read once at import; the other fonts' character maps the first time a
+text needs them (the CJK font is a 16 MB file), and their glyphs from the files (never a copy
+per font object).
 ``FreeTypeFont`` objects are kept per thread (``threading.local``), so renders running in several
 worker threads never share a FreeType face.  A text mixing both fonts is drawn run by run on one
 baseline, placed by the DejaVu face's metrics, so it lines up with the names around it.
@@ -34,11 +37,19 @@ FACES: dict[str, str] = {
     "mono": "DejaVuSansMono-Bold.ttf",
 }
 CJK = "cjk"
-"""The face key of the fallback font (one weight: it serves every face)."""
+"""The face key of the CJK font (one weight: it serves every face)."""
+SCRIPT_FILES: dict[str, str] = {
+    script.lower(): f"NotoSans{script}-Bold.ttf" for script in (
+        "Thai", "Khmer", "Myanmar", "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Tamil",
+        "Telugu", "Kannada", "Malayalam", "Sinhala", "Ethiopic")}
+"""The face keys and files (in ``data/``) of the script fonts, tried before the CJK font for a
+character DejaVu lacks.  Only the bold weight is kept (names are drawn bold): it serves every
+face.  Unchanged from Debian's ``fonts-noto-core`` 20201225 (SIL Open Font License)."""
+DATA_DIR = Path(__file__).parent / "data"
 CJK_FILE = "NotoSansCJKsc-Regular.otf"
 EMOJI = "emoji"
 """The face key of the colour emoji font (drawn in its own colours, not in the text's)."""
-EMOJI_PATH = Path(__file__).parent / "data" / "NotoColorEmoji-32.ttf"
+EMOJI_PATH = DATA_DIR / "NotoColorEmoji-32.ttf"
 EMOJI_PPEM = 32
 """The one size the emoji font has (a bitmap font): every emoji is drawn at it, then scaled."""
 EMOJI_SCALE = 0.95
@@ -133,15 +144,39 @@ def _clusters(text: str) -> list[tuple[str, bool]]:
 
 
 @lru_cache(maxsize=1)
-def _cjk_covered() -> frozenset[int]:
-    """The fallback font's characters (read on first use)."""
-    path = cjk_path()
-    return frozenset(FT2Font(str(path)).get_charmap()) if path is not None else frozenset()
+def _fallbacks() -> tuple[tuple[str, frozenset[int]], ...]:
+    """The fonts tried, in order, for a character DejaVu lacks, with their characters (read on
+    first use; a missing file is left out: its characters are then not drawn)."""
+    out = []
+    for key, name in SCRIPT_FILES.items():
+        path = DATA_DIR / name
+        if path.is_file():
+            out.append((key, frozenset(FT2Font(str(path)).get_charmap())))
+    cjk = cjk_path()
+    if cjk is not None:
+        out.append((CJK, frozenset(FT2Font(str(cjk)).get_charmap())))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _fallback_covered() -> frozenset[int]:
+    """Every character some fallback font has."""
+    return frozenset().union(*(covered for _, covered in _fallbacks()))
+
+
+def _fallback(c: int, after: str | None) -> str:
+    """The fallback font that draws the character ``c``: the one of the run before it
+    (``after``) when it has it (a danda after Bengali letters stays Bengali), else the first
+    that has it."""
+    fonts = dict(_fallbacks())
+    if after in fonts and c in fonts[after]:
+        return after
+    return next((key for key, covered in fonts.items() if c in covered), CJK)
 
 
 def font(face: str, size: int) -> ImageFont.FreeTypeFont:
-    """The font ``face`` (``regular``, ``bold``, ``mono``, ``cjk``, ``emoji``) at ``size`` pixels
-    (``emoji``: always ``EMOJI_PPEM``), cached per thread."""
+    """The font ``face`` (``regular``, ``bold``, ``mono``, ``cjk``, ``emoji`` or a key of
+    ``SCRIPT_FILES``) at ``size`` pixels (``emoji``: always ``EMOJI_PPEM``), cached per thread."""
     cache: dict[tuple[str, int], ImageFont.FreeTypeFont] | None = getattr(_LOCAL, "fonts", None)
     if cache is None:
         cache = {}
@@ -151,6 +186,8 @@ def font(face: str, size: int) -> ImageFont.FreeTypeFont:
     if f is None:
         if face == CJK:  # opened by path: FreeType reads the 16 MB file as it needs it
             f = ImageFont.truetype(str(cjk_path()), size)
+        elif face in SCRIPT_FILES:
+            f = ImageFont.truetype(str(DATA_DIR / SCRIPT_FILES[face]), size)
         elif face == EMOJI:  # a bitmap font: only its own size (the pictures are scaled after)
             f = ImageFont.truetype(str(EMOJI_PATH), EMOJI_PPEM)
         else:
@@ -216,7 +253,7 @@ def _kept(text: str, face: str) -> str:
             and not any(emoji_length(text, i) for i in range(len(text)))):
         kept = text
     else:
-        extra = _cjk_covered()
+        extra = _fallback_covered()
         pieces = []
         for piece, emoji in _clusters(text):
             o = ord(piece[0])
@@ -250,14 +287,29 @@ def runs(text: str, face: str) -> tuple[tuple[str, str], ...]:
     covered = _COVERED[face]
     out: list[tuple[str, str]] = []
     for piece, emoji in _clusters(text):
-        key = EMOJI if emoji else face if ord(piece) in covered else CJK
-        if piece == " " and out and out[-1][1] != EMOJI:  # a space stays in its text's run
-            key = out[-1][1]
+        before = out[-1][1] if out else None
+        if emoji:
+            key = EMOJI
+        elif before not in (None, EMOJI, face) and _joins(piece) and ord(piece) in dict(
+                _fallbacks()).get(before, ()):  # (a mark or joiner stays with its letter)
+            key = before
+        elif ord(piece) in covered:
+            key = face
+        else:
+            key = _fallback(ord(piece), before)
+        if piece == " " and before not in (None, EMOJI):  # a space stays in its text's run
+            key = before
         if out and out[-1][1] == key:
             out[-1] = (out[-1][0] + piece, key)
         else:
             out.append((piece, key))
     return tuple(out)
+
+
+def _joins(ch: str) -> bool:
+    """Whether ``ch`` belongs to the letter before it: a combining mark or a zero-width
+    (non-)joiner, shaped with it in one run."""
+    return ch in "\u200c\u200d" or unicodedata.category(ch)[0] == "M"
 
 
 def shown_name(name: str, number: int) -> str:
@@ -334,7 +386,8 @@ def text_layers(text: str, face: str, size: int,
     draw = ImageDraw.Draw(canvas)
     baseline = pad + 2 * size
     x = float(pad)
-    # the CJK font has one weight: a thin stroke stands in for bold next to bold text
+    # the CJK font has one weight: a thin stroke stands in for bold next to bold text (the
+    # script fonts are bold already)
     stroke = size // 30 if face != "regular" else 0
     for (run, key), advance in zip(parts, advances, strict=True):
         if key == EMOJI:

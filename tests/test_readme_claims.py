@@ -846,7 +846,7 @@ def test_big_figures_are_compact_in_the_images() -> None:
     assert (compact(123_000), compact(1_000_000)) == ("123K", "1.0M")
 
 
-@pytest.mark.parametrize("name", ["\u3164", "\u200b\u200b", "สวัสดี"])
+@pytest.mark.parametrize("name", ["\u3164", "\u200b\u200b", "\U00013000\U00013001"])
 def test_a_name_with_nothing_visible_is_drawn_as_player_n(name: str) -> None:
     from renderer.fonts import MAX_MARKS, shown_name
 
@@ -863,6 +863,14 @@ def test_emoji_are_drawn_in_colour_and_whole(name: str) -> None:
     assert text_layers(name, "bold", 24, "lm")[1] is not None
     assert all(key != EMOJI for _, key in runs("\u2660 \u2764 \u2600", "bold"))
     assert runs("\u2764\ufe0f", "bold") == (("\u2764\ufe0f", EMOJI),)
+
+
+@pytest.mark.parametrize("name", ["สวัสดี", "राहुल", "தமிழ்", "አማርኛ"])
+def test_thai_and_devanagari_names_are_drawn(name: str) -> None:
+    from renderer.fonts import runs, shown_name
+
+    assert shown_name(name, 3) == name
+    assert len(runs(name, "bold")) == 1 and runs(name, "bold")[0][1] != "bold"
 
 
 # ------------------------------------------------------------------------------- database

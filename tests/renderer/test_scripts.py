@@ -1,0 +1,111 @@
+"""Names in the scripts of South and South-East Asia and Ethiopia are drawn (Noto Sans Bold,
+``renderer/data``), shaped as they are written: a conjunct is one glyph, a mark sits on its
+letter, and a run of the script is never cut by a joiner or a danda."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Board
+from renderer import LeaderboardView, LeaderRow, SeatView, TableView
+from renderer.fonts import (
+    SCRIPT_FILES,
+    can_draw,
+    runs,
+    shown_name,
+    text_layers,
+    text_mask,
+    text_width,
+)
+from renderer.leaderboard import leaderboard_scene
+from renderer.table import table_scene
+
+NAMES = {
+    "thai": "สมชาย ใจดี",
+    "khmer": "ខ្មែរ",
+    "myanmar": "မြန်မာ",
+    "devanagari": "राहुल शर्मा",
+    "bengali": "ক্ষিতিজ দাস",
+    "gurmukhi": "ਪੰਜਾਬੀ",
+    "gujarati": "ગુજરાતી",
+    "tamil": "தமிழ்செல்வன்",
+    "telugu": "ప్రశాంత్",
+    "kannada": "ಕನ್ನಡಿಗ",
+    "malayalam": "മലയാളം",
+    "sinhala": "සිංහල",
+    "ethiopic": "አማርኛ ሰላም",
+}
+
+
+def test_every_script_font_is_named_and_used() -> None:
+    assert set(NAMES) == set(SCRIPT_FILES)
+
+
+@pytest.mark.parametrize("script", sorted(NAMES))
+def test_a_name_in_the_script_is_drawn_in_its_font(script: str) -> None:
+    name = NAMES[script]
+    assert can_draw(name) and shown_name(name, 2) == name
+    assert runs(name, "bold") == ((name, script),)
+    mask, colour, _, _ = text_layers(name, "bold", 24, "lm")
+    assert colour is None and mask.getbbox() is not None
+    assert text_width(name, "bold", 24) > 12 * len(name.split()[0]) // 3
+
+
+@pytest.mark.parametrize("script", sorted(NAMES))
+def test_nothing_of_the_name_is_cut_at_the_line(script: str) -> None:
+    """The line's clip (the text face's ascent and descent and a margin) leaves every mark
+    above and below the letters whole: the mask placed by the line (``lm``) is as tall as the
+    one placed by its ink (``lt``, never clipped)."""
+    clipped, _, _ = text_mask(NAMES[script], "bold", 24, "lm")
+    whole, _, _ = text_mask(NAMES[script], "bold", 24, "lt")
+    assert clipped.height == whole.height, (script, clipped.size, whole.size)
+
+
+def test_a_conjunct_is_shaped_as_one() -> None:
+    """क्ष (ka, virama, ssa) is drawn as its conjunct: narrower than its parts drawn apart, which
+    it would be if the run were cut or not shaped; ZWJ and ZWNJ stay in the run."""
+    whole = text_width("क्ष", "bold", 32)
+    apart = text_width("क्", "bold", 32) + text_width("ष", "bold", 32)
+    assert whole < apart
+    for joiner in ("\u200d", "\u200c"):
+        assert runs(f"क्{joiner}ष", "bold") == ((f"क्{joiner}ष", "devanagari"),)
+
+
+def test_a_shared_sign_stays_in_the_run_it_follows() -> None:
+    """The danda (U+0964, in several of the fonts) after Bengali letters is drawn by the
+    Bengali font, in the same run."""
+    assert runs("দাস।", "bold") == (("দাস।", "bengali"),)
+
+
+def test_scripts_mix_with_latin_cjk_and_emoji_on_one_line() -> None:
+    text = "Sam ไทย 日本 हिन्दी \U0001f525"
+    keys = [key for _, key in runs(text, "bold")]
+    assert keys == ["bold", "thai", "cjk", "devanagari", "emoji"]
+    mask, colour, _, _ = text_layers(text, "bold", 24, "lm")
+    assert colour is not None and mask.getbbox() is not None
+
+
+def test_the_images_draw_them() -> None:
+    """A table and a leaderboard of such names are drawn with ink where each name is (not the
+    ``Player N`` of a name no font has)."""
+    names = list(NAMES.values())
+    drawn: list[str] = []
+    from renderer.scene import Scene
+
+    real = Scene.text
+
+    def record(self: Scene, xy: tuple[int, int], text: str, *args: object,
+               **kw: object) -> int:
+        drawn.append(text)
+        return real(self, xy, text, *args, **kw)  # type: ignore[arg-type]
+
+    Scene.text = record  # type: ignore[method-assign]
+    try:
+        table_scene(TableView("t", "ofc", tuple(SeatView(n, Board(), number=k + 1)
+                                                for k, n in enumerate(names[:4])))).paint()
+        leaderboard_scene(LeaderboardView("t", "units", "all time", tuple(
+            LeaderRow(k + 1, n, 20 - k, 0, 1, 0) for k, n in enumerate(names)))).paint()
+    finally:
+        Scene.text = real  # type: ignore[method-assign]
+    assert not any(t.startswith("Player ") for t in drawn)
+    assert set(names) <= set(drawn)
