@@ -38,6 +38,7 @@ from .store import (
     HandRow,
     InsufficientFunds,
     LeaderEntry,
+    PlayerHand,
     PlayerStats,
     SeatRow,
     ServerSettings,
@@ -523,6 +524,8 @@ class PastHand:
     rounds: tuple[Round, ...] = ()
     """Its street-by-street replay (``Hand.rounds``; none for a chinese hand, or when its log
     cannot be played again)."""
+    channel_id: int = 0
+    """Where its table is (or was)."""
 
 
 @dataclass(frozen=True)
@@ -2880,6 +2883,13 @@ class TableService:
         table, closed = await self._record_table(channel_id)
         return await self.store.history(table.id, count), closed
 
+    async def player_hands(self, guild_id: int, user_id: int, count: int) -> list[PlayerHand]:
+        """The player's last ``count`` settled hands at every table of the server (open or
+        closed, practice too), newest first: ``/ofc history mine``."""
+        if not 1 <= count <= 25:
+            raise ServiceError("Choose a count from 1 to 25.")
+        return await self.store.player_hands(guild_id, user_id, count)
+
     async def past_hand(self, channel_id: int, number: int) -> PastHand:
         """Hand ``number`` of the channel's table (or of its last one, closed) shown again: its
         showdown as it was posted, rebuilt from its final state and results, and its rounds.
@@ -2928,7 +2938,7 @@ class TableService:
         return PastHand(result=result, stake=table.stake,
                         four_colour=table.extra.get("deck", "four") != "two",
                         finished_at=row.finished_at or row.updated_at, closed=closed,
-                        table_id=table.id, rounds=rounds)
+                        table_id=table.id, rounds=rounds, channel_id=table.channel_id)
 
     async def _record_table(self, channel_id: int) -> tuple[TableRow, bool]:
         """The channel's table, or when none is open its last one if that is closed (a

@@ -31,10 +31,18 @@ from .presenter import (
     md,
     png,
     render,
+    result_summary,
     split_message,
     title_of,
 )
-from .views import DYNAMIC_ITEMS, send_panel, send_past_hand, surrender_view
+from .views import (
+    DYNAMIC_ITEMS,
+    my_hand_line,
+    my_hands_view,
+    send_panel,
+    send_past_hand,
+    surrender_view,
+)
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -475,13 +483,20 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 
     @app_commands.command(
         name="history",
-        description="The last hands at this table, or one hand's showdown and replay")
+        description="The last hands at this table (or yours at every table), or one hand's replay")
     @app_commands.describe(count="How many hands (1-25, default 5)",
-                           hand="A hand's number: its showdown again and its replay, privately")
+                           hand="A hand's number: its showdown again and its replay, privately",
+                           mine="Your own last hands at every table of this server")
     async def history(
         self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5,
-        hand: app_commands.Range[int, 1, 1_000_000_000] | None = None,
+        hand: app_commands.Range[int, 1, 1_000_000_000] | None = None, mine: bool = False,
     ) -> None:
+        if mine:
+            if hand is not None:
+                raise ServiceError("`hand` is a hand of this channel's table: with `mine`, "
+                                   "choose one of your hands from the menu under the list.")
+            await self._my_hands(interaction, count)
+            return
         if hand is not None:
             await self._past_hand(interaction, hand)
             return
@@ -498,18 +513,35 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
             parts = []
             for r in results:
-                tag = " (surrendered)" if r.surrendered else " (foul)" if r.fouled else ""
-                tag += f" ({r.natural})" if r.natural else ""
-                tag += " 🌴" if r.fantasyland else ""
-                counted = f", {r.units:+d} u" if r.counted else ""
-                if r.ranked_points is not None and r.ranked_points != r.points:
-                    counted += f", {r.ranked_points:+d} vs humans"
-                parts.append(f"{md(r.name)} {r.points:+d} pts{counted}{tag}")
+                parts.append(f"{md(r.name)} {result_summary(r)}")
             lines.append(f"**#{row.number}** <t:{when}:f> — " + "; ".join(parts))
         first, *rest = split_message("\n".join([*lines, hint]))  # every hand, line by line
         await interaction.response.send_message(first, ephemeral=True)
         for more in rest:
             await interaction.followup.send(more, ephemeral=True)
+
+    async def _my_hands(self, interaction: discord.Interaction, count: int) -> None:
+        """``/ofc history mine``: the member's last hands at every table of the server, one
+        line each, and a menu that shows any of them again (showdown and replay)."""
+        hands = await self.service.player_hands(_guild_id(interaction), interaction.user.id,
+                                                count)
+        if not hands:
+            await interaction.response.send_message(
+                "You have not finished a hand in this server yet.", ephemeral=True)
+            return
+        lines = [("Your last hand" if len(hands) == 1 else f"Your last {len(hands)} hands")
+                 + " in this server, newest first:"]
+        lines += [my_hand_line(h) for h in hands]
+        lines.append("Choose one in the menu to see its showdown again and replay it.")
+        first, *rest = split_message("\n".join(lines))
+        if rest:  # (the menu goes under the last part)
+            await interaction.response.send_message(first, ephemeral=True)
+            for more in rest[:-1]:
+                await interaction.followup.send(more, ephemeral=True)
+            await interaction.followup.send(rest[-1], ephemeral=True, view=my_hands_view(hands))
+        else:
+            await interaction.response.send_message(first, ephemeral=True,
+                                                    view=my_hands_view(hands))
 
     async def _past_hand(self, interaction: discord.Interaction, number: int) -> None:
         """``/ofc history hand``: a settled hand's showdown, image and text, privately, with

@@ -25,6 +25,7 @@ from bot.service import (
     TableState,
 )
 from bot.stopping import stop_tasks
+from bot.store import HandResult
 from engine import Board, Rules
 from engine.cards import cards_from_json
 from engine.hand import Requirement
@@ -373,6 +374,19 @@ def table_channel(t: TableState) -> Iterator[None]:
         if e.code == UNKNOWN_CHANNEL:
             raise ChannelGone(t.row.channel_id) from e
         raise
+
+
+def result_summary(r: HandResult, practice: str = "") -> str:
+    """A seat's result in a line of ``/ofc history``: its points, its units (``practice``
+    instead when the hand did not count), its points against humans when they differ, and a
+    surrender, foul, natural or fantasyland earned."""
+    counted = f", {r.units:+d} u" if r.counted else practice
+    if r.counted and r.ranked_points is not None and r.ranked_points != r.points:
+        counted += f", {r.ranked_points:+d} vs humans"
+    tag = " (surrendered)" if r.surrendered else " (foul)" if r.fouled else ""
+    tag += f" ({r.natural})" if r.natural else ""
+    tag += " 🌴" if r.fantasyland else ""
+    return f"{r.points:+d} pts{counted}{tag}"
 
 
 class Presenter:

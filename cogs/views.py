@@ -8,11 +8,13 @@ a stale click (a decision already taken) is recognised."""
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.service import PanelState, PastHand, ServiceError, Stale, TableState
+from bot.store import PlayerHand
 
 from .presenter import (
     carries_button,
@@ -21,6 +23,7 @@ from .presenter import (
     past_hand_payload,
     png,
     render,
+    result_summary,
     retire_closed,
 )
 
@@ -450,5 +453,58 @@ def replay_view(past: PastHand, frame: int) -> discord.ui.View | None:
     return view
 
 
+def my_hand_line(h: PlayerHand) -> str:
+    """One line of ``/ofc history mine``: the hand, where and when, and how it went for the
+    player (the time in each reader's time zone)."""
+    return (f"**#{h.number}** in <#{h.channel_id}> · {h.variant} · <t:{int(h.finished_at)}:f>"
+            f" — {result_summary(h.result, practice=' (practice)')}")
+
+
+class MyHandsSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"ofc:mh"):
+    """The menu under ``/ofc history mine``: the chosen hand's showdown again, privately, with
+    its replay's buttons (works after a restart: each option names its table and hand)."""
+
+    def __init__(self, hands: list[PlayerHand] | None = None) -> None:
+        options = [discord.SelectOption(
+            label=f"#{h.number} · {h.variant} · {h.result.points:+d} pts",
+            value=f"{h.table_id}:{h.number}",
+            description=time.strftime("%d %b %Y, %H:%M UTC", time.gmtime(h.finished_at)),
+        ) for h in (hands or [])][:25]
+        super().__init__(discord.ui.Select(
+            custom_id="ofc:mh", placeholder="Show one of these hands again…",
+            options=options or [discord.SelectOption(label="-", value="-")],
+        ))
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> MyHandsSelect:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        data: Any = interaction.data or {}
+        values = [str(v) for v in data.get("values", [])]
+
+        async def run() -> None:
+            table_id, _, number = (values[0] if values else "").partition(":")
+            if not (table_id.isdigit() and number.isdigit()):
+                raise ServiceError("Choose a hand in the menu.")
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            service = _bot(interaction).service
+            assert service is not None
+            past = await service.past_hand_at(interaction.guild_id or 0, int(table_id),
+                                              int(number))
+            await send_past_hand(interaction, past, 0, f"Hand #{past.result.hand_no} at "
+                                 f"<#{past.channel_id}>, <t:{int(past.finished_at)}:f>:")
+
+        await _guard(interaction, run())
+
+
+def my_hands_view(hands: list[PlayerHand]) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(MyHandsSelect(hands))
+    return view
+
+
 DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect, SurrenderButton, ReplayButton,
-                 ReplayFromShowdown)
+                 ReplayFromShowdown, MyHandsSelect)

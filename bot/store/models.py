@@ -165,6 +165,20 @@ class LeaderEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerHand:
+    """One settled hand of a player, at any table of the server (``Store.player_hands``)."""
+
+    table_id: int
+    channel_id: int
+    number: int
+    """The hand's number at its table."""
+    variant: str
+    finished_at: float
+    result: HandResult
+    """The player's own result."""
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerStats:
     """Counted hands of one human in one server (all time)."""
 

@@ -62,6 +62,7 @@ from .models import (
     JSONObject,
     LeaderEntry,
     Player,
+    PlayerHand,
     PlayerStats,
     SeatRow,
     ServerSettings,
@@ -1255,6 +1256,24 @@ class Store:
                 "SELECT * FROM results WHERE hand_id = ? ORDER BY seat_no", (row["id"],)
             )
         return _hand_of(row), [_result_of(r) for r in results]
+
+    PLAYER_HANDS = (
+        f"SELECT r.*, h.number AS hand_number, h.table_id AS hand_table, {_GAME} AS game,"
+        " t.channel_id AS channel FROM results r"
+        " JOIN hands h ON h.id = r.hand_id JOIN tables t ON t.id = h.table_id"
+        " WHERE r.guild_id = ? AND r.user_id = ? AND h.status = 'done'"
+        " ORDER BY r.finished_at DESC, r.hand_id DESC LIMIT ?")
+    """``player_hands``'s query (by the index ``results_by_player_time``, migration 008)."""
+
+    async def player_hands(self, guild_id: int, user_id: int, count: int) -> list[PlayerHand]:
+        """The player's last ``count`` settled hands in the server, at every table (practice
+        hands too), newest first."""
+        async with self._lock:
+            rows = await self._all(self.PLAYER_HANDS, (
+                _id(guild_id, "guild_id"), _id(user_id, "user_id"), max(0, int(count))))
+        return [PlayerHand(table_id=r["hand_table"], channel_id=r["channel"],
+                           number=r["hand_number"], variant=r["game"],
+                           finished_at=r["finished_at"], result=_result_of(r)) for r in rows]
 
     # ---------------------------------------------------------------- leaderboards and stats
 

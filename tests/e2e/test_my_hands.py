@@ -1,0 +1,134 @@
+"""``/ofc history mine:true``: a member's own last hands at every table of the server (open or
+closed, any channel), newest first, privately, with a menu that shows any of them again
+(showdown and replay), through the real discord.py client."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import World, fill_move, make_world, panel_cards
+from .fakediscord import FakeChannel, FakeMessage
+
+pytestmark = pytest.mark.e2e
+
+
+async def play_hand(w: World, chan: FakeChannel, variant: str, stake: int = 1) -> Any:
+    """Alice opens a ``variant`` table in ``chan``, Bob joins, and they play hand #1 to its
+    showdown; the table."""
+    await w.fake.slash(w.alice, chan, "ofc new", options={"variant": variant, "stake": stake})
+    await w.fake.slash(w.bob, chan, "ofc join")
+    await w.fake.slash(w.alice, chan, "ofc start")
+    t = w.service.table_in_channel(chan.id)
+    await w.fake.wait_until(lambda: t.hand is not None, 5, "the deal")
+    while t.hand is not None and t.row.hand_no == 1:
+        acted = False
+        for who in (w.alice, w.bob):
+            seat = t.seat_of_user(who.id)
+            hs = t.hand_seat_of(seat.seat_no) if seat is not None else None
+            if t.hand is None or t.row.hand_no != 1 or hs is None or not t.hand.may_act(hs):
+                continue
+            cards = panel_cards((await w.fake.slash(who, chan, "ofc hand")).content)
+            r = await w.fake.slash(who, chan, "ofc place", options={
+                "move": fill_move(t, hs, cards)})
+            assert r.content.startswith("✅"), r.content
+            acted = True
+        if not acted:
+            await asyncio.sleep(0.05)
+    return t
+
+
+async def showdown_in(w: World, chan: FakeChannel) -> FakeMessage:
+    return await w.fake.wait_for_message(
+        chan, lambda m: "Showdown — hand #1**" in (m.content or ""), timeout=30,
+        include_existing=True)
+
+
+async def test_my_hands_list_every_table_and_show_any_of_them_again(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "my-hands",
+                          next_hand_delay=60) as w:
+        await w.start_bot()
+        r = await w.slash(w.alice, "ofc history", mine=True)
+        assert r.ephemeral and r.content == "You have not finished a hand in this server yet."
+
+        first = await play_hand(w, w.chan, "pineapple")
+        live_first = await showdown_in(w, w.chan)
+        other = w.fake.add_text_channel(w.guild, "ofc-2")
+        await w.fake.wait_until(lambda: w.bot.get_channel(other.id) is not None, 5, "channel")
+        second = await play_hand(w, other, "ofc", stake=2)
+        await showdown_in(w, other)
+
+        r = await w.slash(w.alice, "ofc history", mine=True)
+        assert r.ephemeral
+        lines = r.content.split("\n")
+        assert lines[0] == "Your last 2 hands in this server, newest first:"
+        assert lines[1].startswith(f"**#1** in <#{other.id}> · ofc · <t:")
+        assert lines[2].startswith(f"**#1** in <#{w.chan.id}> · pineapple · <t:")
+        assert lines[-1] == "Choose one in the menu to see its showdown again and replay it."
+        stored = await w.store.player_hands(w.guild.id, w.alice.id, 5)
+        for line, hand in zip(lines[1:3], stored, strict=True):
+            res = hand.result
+            assert f" — {res.points:+d} pts, {res.units:+d} u" in line, line
+        menu = r.message.select_menu("ofc:mh")
+        assert [o["value"] for o in menu["options"]] == [f"{second.id}:1", f"{first.id}:1"]
+        assert [o["label"] for o in menu["options"]] == [
+            f"#1 · ofc · {stored[0].result.points:+d} pts",
+            f"#1 · pineapple · {stored[1].result.points:+d} pts"]
+
+        # the pineapple hand again: its posted showdown, with the replay's button
+        shown = await w.select(w.alice, r.message, "ofc:mh", [f"{first.id}:1"])
+        assert shown.ephemeral
+        assert re.match(rf"Hand #1 at <#{w.chan.id}>, <t:\d+:f>:\n", shown.content)
+        assert shown.content.endswith(live_first.content)
+        assert [data for _, data in shown.files] == [data for _, data in live_first.files]
+        assert [b["label"] for b in shown.message.buttons()] == ["⏪ Replay: round 1"]
+
+        # count, and a member with other hands: their own only
+        r = await w.slash(w.bob, "ofc history", mine=True, count=1)
+        assert r.content.split("\n")[0] == "Your last hand in this server, newest first:"
+        assert len([x for x in r.content.split("\n") if x.startswith("**#")]) == 1
+        r = await w.slash(w.carol, "ofc history", mine=True)
+        assert r.content == "You have not finished a hand in this server yet."
+        r = await w.slash(w.alice, "ofc history", mine=True, hand=1)
+        assert r.ephemeral and r.content.startswith("⚠️ `hand` is a hand of this channel's table")
+
+        # the menu still works after a restart (each option names its table and hand)
+        menu_message = (await w.slash(w.alice, "ofc history", mine=True)).message
+        await w.stop_bot()
+        await w.start_bot()
+        shown = await w.select(w.alice, menu_message, "ofc:mh", [f"{second.id}:1"])
+        assert re.match(rf"Hand #1 at <#{other.id}>, <t:\d+:f>:\n", shown.content), \
+            shown.content
+        w.fake.assert_clean()
+
+
+async def test_a_closed_tables_hand_and_a_practice_hand_are_listed(tmp_path: Any) -> None:
+    """A hand of a table closed since is still listed and shown; a practice hand (one human
+    against a bot) says so instead of units."""
+    async with make_world(tmp_path, seed_factory=lambda: "my-hands-closed",
+                          next_hand_delay=60) as w:
+        await w.start_bot()
+        t = await play_hand(w, w.chan, "pineapple")
+        await showdown_in(w, w.chan)
+        await w.slash(w.alice, "ofc close")
+        await w.fake.wait_until(lambda: t.id not in w.service.tables, 20, "closed")
+        r = await w.slash(w.bob, "ofc history", mine=True)
+        assert r.content.split("\n")[1].startswith(f"**#1** in <#{w.chan.id}> · pineapple")
+        shown = await w.select(w.bob, r.message, "ofc:mh", [f"{t.id}:1"])
+        assert "Showdown — hand #1**" in shown.content
+
+        stored = await w.store.player_hands(w.guild.id, w.bob.id, 5)
+        assert len(stored) == 1 and stored[0].result.counted
+        from bot.store import HandResult, PlayerHand
+        from cogs.views import my_hand_line
+
+        practice = PlayerHand(table_id=t.id, channel_id=w.chan.id, number=3, variant="ofc",
+                              finished_at=0.0, result=HandResult(
+                                  user_id=w.bob.id, seat_no=0, name="bob", points=7, units=0,
+                                  fouled=False, fantasyland=True, counted=False))
+        assert my_hand_line(practice) == (
+            f"**#3** in <#{w.chan.id}> · ofc · <t:0:f> — +7 pts (practice) 🌴")
+        w.fake.assert_clean()
