@@ -92,9 +92,11 @@ _EMOJI_PRESENTATION_BMP = frozenset().union(*(range(a, b + 1) for a, b in (
 """The characters below U+1F000 that Unicode shows as emoji even without U+FE0F after them
 (``Emoji_Presentation=Yes``): ⭐, ⚡, ✅… (the rest, ♠, ❤, ☀…, are text unless U+FE0F follows)."""
 _KEYCAP_BASES = frozenset(map(ord, "#*0123456789"))
-_EMOJI_TAIL = frozenset((0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400), *range(0xE0020, 0xE0080)))
-"""What an emoji takes after it: the emoji variation selector, the keycap, the five skin tones
-and the tag characters of the subdivision flags (🏴 of England, Scotland, Wales)."""
+_EMOJI_TAIL = frozenset((0xFE0E, 0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400),
+                        *range(0xE0020, 0xE0080)))
+"""What an emoji takes after it: the variation selectors (U+FE0E, "as text", is drawn as the
+emoji all the same: the fonts have no text form of most of them), the keycap, the five skin
+tones and the tag characters of the subdivision flags (🏴 of England, Scotland, Wales)."""
 _ZWJ = 0x200D
 _REGIONAL = range(0x1F1E6, 0x1F200)
 
@@ -141,6 +143,26 @@ def _clusters(text: str) -> list[tuple[str, bool]]:
             out.append((text[i], False))
             i += 1
     return out
+
+
+def _graphemes(text: str) -> list[str]:
+    """``text`` cut where a cut leaves every piece whole: an emoji with what it takes, a letter
+    with its marks and joiners, an Indic consonant with its virama and the consonant it joins
+    (क्ष).  Names are cut and told apart only there."""
+    out: list[str] = []
+    for piece, emoji in _clusters(text):
+        if out and not emoji and (_joins(piece) or (
+                unicodedata.category(piece)[0] == "L"
+                and unicodedata.combining(out[-1].rstrip("\u200c\u200d")[-1:] or "a") == 9)):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _bounds(text: str) -> list[int]:
+    """Where ``text`` may be cut (``_graphemes``): 0, ..., ``len(text)``."""
+    return [0, *accumulate(len(g) for g in _graphemes(text))]
 
 
 @lru_cache(maxsize=1)
@@ -270,11 +292,14 @@ def _kept(text: str, face: str) -> str:
 @lru_cache(maxsize=4096)
 def drawable(text: str, face: str = "regular") -> str:
     """``text`` without the characters no font has a glyph for, which would otherwise be drawn
-    as empty boxes, and without the marks stacked beyond ``MAX_MARKS``; ``?`` when nothing
-    visible is left (see ``has_ink``).  The text equivalents keep the full text."""
+    as empty boxes, without the marks stacked beyond ``MAX_MARKS`` and those with no letter
+    of their font before them (an accent on an emoji, a mark first: a dotted circle), and
+    U+FE0E in an emoji; ``?`` when nothing visible is left (see ``has_ink``).  The text
+    equivalents keep the full text."""
     kept = _kept(text, face)
     if kept == text and not text.strip():
         return text  # nothing or spaces, as asked
+    kept = "".join(piece for piece, _ in _keyed(kept, face))
     # joiners, variation selectors and lone marks left from what no font has draw nothing
     return kept if has_ink(kept) else "?"
 
@@ -283,27 +308,50 @@ def drawable(text: str, face: str = "regular") -> str:
 def runs(text: str, face: str) -> tuple[tuple[str, str], ...]:
     """``text`` as drawn (see ``drawable``), cut into runs of one font each: ``(run, face)``
     (``EMOJI`` runs hold whole emoji only)."""
-    text = drawable(text, face)
+    out: list[tuple[str, str]] = []
+    pieces = _keyed(drawable(text, face), face)
+    # where right-to-left letters are, a run is also cut where the direction turns, so that
+    # its stretches can be put in order (``_visual_order``); Raqm orders each one's letters
+    bidi = any(_direction(piece) == "R" for piece, _ in pieces)
+    heading: str | None = None  # the direction of the run being built
+    for piece, key in pieces:
+        turn = _direction(piece) if bidi else None
+        if out and out[-1][1] == key and (turn is None or heading in (None, turn)):
+            out[-1] = (out[-1][0] + piece, key)
+            heading = heading or turn
+        else:
+            out.append((piece, key))
+            heading = turn
+    return tuple(out)
+
+
+def _keyed(text: str, face: str) -> list[tuple[str, str]]:
+    """``text``'s emoji and characters with the font of each (``EMOJI``, ``face`` or a
+    fallback); a mark or joiner goes with the letter before it when that letter's font has it,
+    a space with the text before it; a mark that cannot (first, after a space or an emoji,
+    or its letter's font lacks it) is left out."""
     covered = _COVERED[face]
+    fonts = dict(_fallbacks())
     out: list[tuple[str, str]] = []
     for piece, emoji in _clusters(text):
         before = out[-1][1] if out else None
         if emoji:
-            key = EMOJI
-        elif before not in (None, EMOJI, face) and _joins(piece) and ord(piece) in dict(
-                _fallbacks()).get(before, ()):  # (a mark or joiner stays with its letter)
+            out.append((piece.replace("\ufe0e", ""), EMOJI))
+            continue
+        has = covered if before == face else fonts.get(before or "", frozenset())
+        if (_joins(piece) and before not in (None, EMOJI) and ord(piece) in has
+                and not out[-1][0][-1:].isspace()):
+            key = before  # (a mark or joiner stays with its letter)
+        elif unicodedata.category(piece)[0] == "M":
+            continue  # a mark with no letter of its font before it: a dotted circle
+        elif piece == " " and before not in (None, EMOJI):  # a space stays in its text's run
             key = before
         elif ord(piece) in covered:
             key = face
         else:
             key = _fallback(ord(piece), before)
-        if piece == " " and before not in (None, EMOJI):  # a space stays in its text's run
-            key = before
-        if out and out[-1][1] == key:
-            out[-1] = (out[-1][0] + piece, key)
-        else:
-            out.append((piece, key))
-    return tuple(out)
+        out.append((piece, key))
+    return out
 
 
 def _joins(ch: str) -> bool:
@@ -389,7 +437,8 @@ def text_layers(text: str, face: str, size: int,
     # the CJK font has one weight: a thin stroke stands in for bold next to bold text (the
     # script fonts are bold already)
     stroke = size // 30 if face != "regular" else 0
-    for (run, key), advance in zip(parts, advances, strict=True):
+    for k in _visual_order(parts):
+        (run, key), advance = parts[k], advances[k]
         if key == EMOJI:
             if colour is None:
                 colour = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
@@ -408,7 +457,8 @@ def text_layers(text: str, face: str, size: int,
                 "b": descent, "d": descent}[anchor[1]]
     ax, ay = pad + horizontal, baseline + vertical
     return _clip_to_line(canvas.crop(box), colour.crop(box) if colour is not None else None,
-                         round(box[0] - ax), round(box[1] - ay), face, size, anchor)
+                         round(box[0] - ax), round(box[1] - ay), face, size, anchor,
+                         frozenset(key for _, key in parts))
 
 
 def _union(a: tuple[int, int, int, int] | None,
@@ -418,18 +468,69 @@ def _union(a: tuple[int, int, int, int] | None,
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
+def _visual_order(parts: tuple[tuple[str, str], ...]) -> list[int]:
+    """The order, left to right, to draw the runs in (Raqm orders the letters inside each):
+    the Unicode bidi algorithm's, by runs.  A name that starts right to left ("عبدالرحمن 🔥
+    علي") has its first run rightmost; a right-to-left stretch of a left-to-right name is
+    turned around as a whole; a run with no strong direction (an emoji, digits) goes with its
+    neighbours when they agree, else with the name's direction."""
+    dirs = [_direction(run) for run, _ in parts]
+    strong = [d for d in dirs if d is not None]
+    if "R" not in strong:
+        return list(range(len(parts)))
+    para = strong[0]
+    levels = []
+    for i, d in enumerate(dirs):
+        if d is None:
+            before = next((x for x in reversed(dirs[:i]) if x is not None), para)
+            after = next((x for x in dirs[i + 1:] if x is not None), para)
+            d = before if before == after else para
+        levels.append((1 if d == "R" else 0) if para == "L" else (1 if d == "R" else 2))
+    order = list(range(len(parts)))
+    for level in range(max(levels), 0, -1):  # (rule L2: reverse each stretch at or above)
+        i = 0
+        while i < len(order):
+            if levels[order[i]] < level:
+                i += 1
+                continue
+            j = i
+            while j < len(order) and levels[order[j]] >= level:
+                j += 1
+            order[i:j] = order[i:j][::-1]
+            i = j
+    return order
+
+
+def _direction(run: str) -> str | None:
+    """``R`` (right to left), ``L`` or None: the direction of the run's first strong
+    character."""
+    for ch in run:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return "R"
+        if kind == "L":
+            return "L"
+    return None
+
+
 def _clip_to_line(mask: Image.Image, colour: Image.Image | None, left: int, top: int, face: str,
-                  size: int, anchor: str) -> tuple[Image.Image, Image.Image | None, int, int]:
+                  size: int, anchor: str, keys: frozenset[str] = frozenset(),
+                  ) -> tuple[Image.Image, Image.Image | None, int, int]:
     """The layers cut to the line's height (the face's ascent and descent, ``LINE_MARGIN``
-    more): marks stacked on a name never run over the lines above and below it.  Anchors by
-    the ink (``t``, ``b``) are left as they are."""
+    more; as far as those of the other fonts among ``keys`` reach when farther: Kannada's
+    stacked consonants go deeper): marks stacked on a name never run over the lines above
+    and below it.  Anchors by the ink (``t``, ``b``) are left as they are."""
     if anchor[1] not in "asdm":
         return mask, colour, left, top
     ascent, descent = font(face, size).getmetrics()
     baseline = {"a": ascent, "s": 0, "d": -descent, "m": (ascent - descent) / 2}[anchor[1]]
+    reach_up, reach_down = ascent, descent
+    for key in keys - {face, EMOJI}:
+        up, down = font(key, size).getmetrics()
+        reach_up, reach_down = max(reach_up, up), max(reach_down, down)
     margin = size * LINE_MARGIN
-    y0 = max(0, round(baseline - ascent - margin) - top)
-    y1 = min(mask.height, round(baseline + descent + margin) - top)
+    y0 = max(0, round(baseline - reach_up - margin) - top)
+    y1 = min(mask.height, round(baseline + reach_down + margin) - top)
     if (y0, y1) == (0, mask.height) or y1 <= y0:
         return mask, colour, left, top
     box = (0, y0, mask.width, y1)
@@ -442,7 +543,7 @@ def fit_text(text: str, face: str, size: int, width: int) -> str:
     cuts every other name of an image for each name it draws)."""
     if text_width(text, face, size) <= width:
         return text
-    pieces = [piece for piece, _ in _clusters(text)]  # (an emoji is kept whole or cut whole)
+    pieces = _graphemes(text)  # (an emoji, a letter and its marks: kept whole or cut whole)
     n = len(pieces)
     while n and text_width("".join(pieces[:n]) + "…", face, size) > width:
         n -= 1
@@ -488,11 +589,17 @@ def _choices(name: str, names: tuple[str, ...], face: str, size: int, width: int
     """The texts that tell ``name`` apart from the others, best first: from where it differs
     from the one most like it, then from the others; the plain cut last."""
     out: list[str] = []
-    for at in sorted({len(commonprefix((name, o))) for o in names if o != name}, reverse=True):
+    bounds = _bounds(name)
+
+    def whole(i: int) -> int:  # (the end shown starts with a whole emoji or letter)
+        return max(b for b in bounds if b <= i)
+
+    for at in sorted({whole(len(commonprefix((name, o)))) for o in names if o != name},
+                     reverse=True):
         word = at  # the start of the word that differs (not far back: "Player12345…")
         while word > 1 and name[word - 1].isalnum() and at - word < 6:
             word -= 1
-        for start in dict.fromkeys((word, max(at - 3, 1), at)):
+        for start in dict.fromkeys((whole(word), whole(max(at - 3, 1)), at)):
             if 1 <= start <= at:
                 shown = _cut_middle(name, start, at, face, size, width)
                 if shown and shown not in out:
@@ -513,10 +620,10 @@ def _cut_middle(name: str, start: int, at: int, face: str, size: int, width: int
         while end < len(name) and name[end].isalnum():
             end += 1
         needs = list(dict.fromkeys((max(end, at + 1) - start, at + 1 - start)))
-    bounds = set(accumulate(len(piece) for piece, _ in _clusters(name)))
+    bounds = set(_bounds(name))
     for need in needs:
         for keep in range(start - 1, 0, -1):
-            if keep not in bounds:  # (never half an emoji)
+            if keep not in bounds:  # (never half an emoji or a letter without its marks)
                 continue
             head = name[:keep].rstrip() + "…"
             room = width - text_width(head, face, size)

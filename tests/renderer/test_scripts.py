@@ -11,6 +11,7 @@ from renderer import LeaderboardView, LeaderRow, SeatView, TableView
 from renderer.fonts import (
     SCRIPT_FILES,
     can_draw,
+    fit_text,
     runs,
     shown_name,
     text_layers,
@@ -109,3 +110,40 @@ def test_the_images_draw_them() -> None:
         Scene.text = real  # type: ignore[method-assign]
     assert not any(t.startswith("Player ") for t in drawn)
     assert set(names) <= set(drawn)
+
+
+def test_runs_are_drawn_in_the_bidi_order() -> None:
+    """Right-to-left stretches are put in order run by run (Raqm orders the letters inside
+    each): a name that starts right to left has its first run rightmost, a right-to-left
+    stretch of a left-to-right name is turned around as a whole, and a run with no direction
+    of its own (an emoji, digits) goes with its neighbours."""
+    from renderer.fonts import _visual_order
+
+    def order(text: str) -> list[str]:
+        parts = runs(text, "bold")
+        return [parts[k][0].strip() for k in _visual_order(parts)]
+
+    fire = "\U0001f525"
+    assert order(f"Sam {fire} Bob") == ["Sam", fire, "Bob"]
+    assert order(f"عبدالرحمن {fire} علي") == ["علي", fire, "عبدالرحمن"]
+    # the Arabic and the fire between its words are one right-to-left stretch after "Sam"
+    assert order(f"Sam عبد {fire} علي") == ["Sam", "علي", fire, "عبد"]
+    # a left-to-right word in a right-to-left name keeps its place in the stretch
+    assert order(f"علي {fire} Sam") == ["Sam", fire, "علي"]
+
+
+def test_a_cut_never_leaves_a_half_conjunct_or_a_bare_mark() -> None:
+    """A Devanagari or Thai name too long for its place is cut between whole letters: never
+    after a virama (a half form) nor before a vowel sign or tone mark (drawn on a dotted
+    circle)."""
+    import unicodedata
+
+    for name in ("लक्ष्मीनारायण शर्मा क्षत्रिय", "สมชายใจดีมากมายหลายอย่างปั้น"):
+        for width in range(text_width("…", "bold", 24), text_width(name, "bold", 24), 4):
+            cut = fit_text(name, "bold", 24, width)
+            body = cut.removesuffix("…").rstrip()
+            assert text_width(cut, "bold", 24) <= width
+            if body:
+                assert unicodedata.combining(body[-1]) != 9, cut  # no virama last
+                rest = name[len(body):].lstrip()
+                assert not rest or unicodedata.category(rest[0])[0] != "M", cut
