@@ -130,7 +130,8 @@ def emoji_length(text: str, i: int) -> int:
     return j - i
 
 
-def _clusters(text: str) -> list[tuple[str, bool]]:
+@lru_cache(maxsize=8192)
+def _clusters(text: str) -> tuple[tuple[str, bool], ...]:
     """``text`` cut into its emoji (each whole, ``True``) and its single other characters."""
     out: list[tuple[str, bool]] = []
     i = 0
@@ -142,7 +143,7 @@ def _clusters(text: str) -> list[tuple[str, bool]]:
         else:
             out.append((text[i], False))
             i += 1
-    return out
+    return tuple(out)
 
 
 def _graphemes(text: str) -> list[str]:
@@ -181,6 +182,12 @@ def _fallbacks() -> tuple[tuple[str, frozenset[int]], ...]:
 
 
 @lru_cache(maxsize=1)
+def _fallback_fonts() -> dict[str, frozenset[int]]:
+    """``_fallbacks`` as a mapping (never modified)."""
+    return dict(_fallbacks())
+
+
+@lru_cache(maxsize=1)
 def _fallback_covered() -> frozenset[int]:
     """Every character some fallback font has."""
     return frozenset().union(*(covered for _, covered in _fallbacks()))
@@ -190,7 +197,7 @@ def _fallback(c: int, after: str | None) -> str:
     """The fallback font that draws the character ``c``: the one of the run before it
     (``after``) when it has it (a danda after Bengali letters stays Bengali), else the first
     that has it."""
-    fonts = dict(_fallbacks())
+    fonts = _fallback_fonts()
     if after in fonts and c in fonts[after]:
         return after
     return next((key for key, covered in fonts.items() if c in covered), CJK)
@@ -331,7 +338,7 @@ def _keyed(text: str, face: str) -> list[tuple[str, str]]:
     a space with the text before it; a mark that cannot (first, after a space or an emoji,
     or its letter's font lacks it) is left out."""
     covered = _COVERED[face]
-    fonts = dict(_fallbacks())
+    fonts = _fallback_fonts()
     out: list[tuple[str, str]] = []
     for piece, emoji in _clusters(text):
         before = out[-1][1] if out else None
