@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 from PIL import Image, ImageDraw
 
-from renderer import gallery as g
 from renderer import (
+    LeaderboardView,
+    LeaderRow,
     render_hand,
     render_leaderboard,
     render_showdown,
@@ -26,6 +27,7 @@ from renderer import (
     render_table,
     table_scene,
 )
+from renderer import gallery as g
 from renderer.fonts import font
 from renderer.scene import encode, encode_pillow
 
@@ -67,6 +69,26 @@ def measure(fn: Callable[[], bytes], runs: int) -> tuple[float, float, float, in
     return cold, statistics.median(wall), statistics.median(cpu), len(png)
 
 
+_NEW = {
+    "latin": ("Alexander", "Bob the Builder", "Carolina", "Dmitri Ivanov", "Eleanor"),
+    "world": ("\U0001f525 Sam", "\u0e2a\u0e21\u0e0a\u0e32\u0e22 \u0e43\u0e08\u0e14\u0e35",
+              "\u0930\u093e\u0939\u0941\u0932 \U0001f1ee\U0001f1f3", "\u738b\u4f1f \U0001f3b2",
+              "\u0639\u0628\u062f\u0627\u0644\u0631\u062d\u0645\u0646 \U0001f44d\U0001f3fd"),
+}
+_made = [0]
+
+
+def new_names(kind: str) -> LeaderboardView:
+    """A leaderboard of 20 names never drawn before (their text is measured, cut and drawn
+    anew: the caches do not help), Latin or from around the world (emoji, Thai, Devanagari,
+    Chinese, Arabic with emoji): what the fonts cost for the names of a new server."""
+    _made[0] += 1
+    names = [f"{_NEW[kind][k % 5]} {_made[0]}-{k}" for k in range(20)]
+    return LeaderboardView("Club", "units", "all time", tuple(
+        LeaderRow(k + 1, n, 500 - 10 * k, 250 - 5 * k, 100 + k, k % 4)
+        for k, n in enumerate(names)))
+
+
 CASES: list[tuple[str, Callable[[], bytes], float | None]] = [
     ("table, 4 players (ofc)", lambda: render_table(g.table_ofc_4()), 40.0),
     ("table, 3 players (pineapple)", lambda: render_table(g.table_pineapple_3()), 40.0),
@@ -75,6 +97,8 @@ CASES: list[tuple[str, Callable[[], bytes], float | None]] = [
     ("showdown, 3 players (pineapple)", lambda: render_showdown(g.showdown_pineapple_3()), 50.0),
     ("showdown, 4 players (ofc)", lambda: render_showdown(g.showdown_ofc_4()), 50.0),
     ("leaderboard, 8 rows", lambda: render_leaderboard(g.leaderboard()), None),
+    ("leaderboard, 20 new names (Latin)", lambda: render_leaderboard(new_names("latin")), None),
+    ("leaderboard, 20 new names (world)", lambda: render_leaderboard(new_names("world")), None),
     ("stats with balance chart (matplotlib)", lambda: render_stats(g.stats()), None),
 ]
 

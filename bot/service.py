@@ -526,6 +526,8 @@ class PastHand:
     cannot be played again)."""
     channel_id: int = 0
     """Where its table is (or was)."""
+    players: frozenset[int] = frozenset()
+    """The humans who played it (each has a result in it)."""
 
 
 @dataclass(frozen=True)
@@ -2900,6 +2902,8 @@ class TableService:
     async def past_hand_at(self, guild_id: int, table_id: int, number: int) -> PastHand:
         """``past_hand`` of table ``table_id`` of this server, wherever it is now (a replay's
         buttons name their table: the channel may have another since)."""
+        if not 0 < table_id < 2**63:  # (an id SQLite cannot hold names no table)
+            raise ServiceError("That table's record is gone.")
         t = self.tables.get(table_id)
         table = t.row if t is not None else await self.store.get_table(table_id)
         if table is None or table.guild_id != guild_id:
@@ -2938,7 +2942,8 @@ class TableService:
         return PastHand(result=result, stake=table.stake,
                         four_colour=table.extra.get("deck", "four") != "two",
                         finished_at=row.finished_at or row.updated_at, closed=closed,
-                        table_id=table.id, rounds=rounds, channel_id=table.channel_id)
+                        table_id=table.id, rounds=rounds, channel_id=table.channel_id,
+                        players=frozenset(r.user_id for r in results if not r.is_bot))
 
     async def _record_table(self, channel_id: int) -> tuple[TableRow, bool]:
         """The channel's table, or when none is open its last one if that is closed (a

@@ -37,6 +37,7 @@ from .presenter import (
 )
 from .views import (
     DYNAMIC_ITEMS,
+    may_view,
     my_hand_line,
     my_hands_view,
     send_panel,
@@ -132,20 +133,8 @@ def _may_see(interaction: discord.Interaction, t: TableState) -> bool:
     """Whether ``/ofc tables`` lists table ``t`` to the member asking: its players always;
     others when they may view its channel or thread, a private thread excepted (its members
     are not known here), as is a thread the bot has not cached (an archived one)."""
-    user = interaction.user
-    if t.seat_of_user(user.id) is not None:
-        return True
-    guild = interaction.guild
-    channel = guild.get_channel_or_thread(t.row.channel_id) if guild is not None else None
-    if channel is None or not isinstance(user, discord.Member):
-        return False
-    if isinstance(channel, discord.Thread) and (
-            channel.type is discord.ChannelType.private_thread):
-        return False
-    try:
-        return bool(channel.permissions_for(user).view_channel)
-    except discord.ClientException:  # (a thread whose parent channel is not cached)
-        return False
+    return t.seat_of_user(interaction.user.id) is not None or may_view(interaction,
+                                                                       t.row.channel_id)
 
 
 def _table_line(t: TableState) -> str:
@@ -533,15 +522,18 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                  + " in this server, newest first:"]
         lines += [my_hand_line(h) for h in hands]
         lines.append("Choose one in the menu to see its showdown again and replay it.")
+        guild = interaction.guild
+        places = {h.channel_id: channel.name for h in hands if guild is not None and (
+            channel := guild.get_channel_or_thread(h.channel_id)) is not None}
+        menu = my_hands_view(hands, places)
         first, *rest = split_message("\n".join(lines))
         if rest:  # (the menu goes under the last part)
             await interaction.response.send_message(first, ephemeral=True)
             for more in rest[:-1]:
                 await interaction.followup.send(more, ephemeral=True)
-            await interaction.followup.send(rest[-1], ephemeral=True, view=my_hands_view(hands))
+            await interaction.followup.send(rest[-1], ephemeral=True, view=menu)
         else:
-            await interaction.response.send_message(first, ephemeral=True,
-                                                    view=my_hands_view(hands))
+            await interaction.response.send_message(first, ephemeral=True, view=menu)
 
     async def _past_hand(self, interaction: discord.Interaction, number: int) -> None:
         """``/ofc history hand``: a settled hand's showdown, image and text, privately, with

@@ -8,6 +8,7 @@ a stale click (a decision already taken) is recognised."""
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -367,8 +368,7 @@ class ReplayButton(
         async def run() -> None:
             service = _bot(interaction).service
             assert service is not None
-            past = await service.past_hand_at(interaction.guild_id or 0, self.table_id,
-                                              self.hand_no)
+            past = await past_hand_for(interaction, self.table_id, self.hand_no)
             frame = min(self.frame, len(past.rounds))
             texts, file = await past_hand_payload(past, frame, _replay_heading(past))
             await interaction.response.edit_message(
@@ -405,14 +405,43 @@ class ReplayFromShowdown(
     async def callback(self, interaction: discord.Interaction) -> None:
         async def run() -> None:
             await interaction.response.defer(ephemeral=True, thinking=True)
-            service = _bot(interaction).service
-            assert service is not None
-            past = await service.past_hand_at(interaction.guild_id or 0, self.table_id,
-                                              self.hand_no)
+            past = await past_hand_for(interaction, self.table_id, self.hand_no)
             await send_past_hand(interaction, past, min(1, len(past.rounds)),
                                  _replay_heading(past))
 
         await _guard(interaction, run())
+
+
+async def past_hand_for(interaction: discord.Interaction, table_id: int,
+                        number: int) -> PastHand:
+    """Hand ``number`` of table ``table_id`` of this server, for the member asking (a replay's
+    button, the menu of ``/ofc history mine``): shown to those who played it and to those who
+    may view its channel or thread (not a private thread, whose members are not known here,
+    nor a channel deleted since).  Buttons and menus name only such hands, but their values
+    come from the member's client."""
+    service = _bot(interaction).service
+    assert service is not None
+    past = await service.past_hand_at(interaction.guild_id or 0, table_id, number)
+    if interaction.user.id in past.players or may_view(interaction, past.channel_id):
+        return past
+    raise ServiceError("That hand was played where you cannot see it.")
+
+
+def may_view(interaction: discord.Interaction, channel_id: int) -> bool:
+    """Whether the member asking may view the channel or thread ``channel_id``: never a
+    private thread (its members are not known here) nor a channel or thread the bot has not
+    cached (deleted, or an archived thread)."""
+    guild, user = interaction.guild, interaction.user
+    channel = guild.get_channel_or_thread(channel_id) if guild is not None else None
+    if channel is None or not isinstance(user, discord.Member):
+        return False
+    if isinstance(channel, discord.Thread) and (
+            channel.type is discord.ChannelType.private_thread):
+        return False
+    try:
+        return bool(channel.permissions_for(user).view_channel)
+    except discord.ClientException:  # (a thread whose parent channel is not cached)
+        return False
 
 
 async def send_past_hand(interaction: discord.Interaction, past: PastHand, frame: int,
@@ -464,11 +493,14 @@ class MyHandsSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"o
     """The menu under ``/ofc history mine``: the chosen hand's showdown again, privately, with
     its replay's buttons (works after a restart: each option names its table and hand)."""
 
-    def __init__(self, hands: list[PlayerHand] | None = None) -> None:
+    def __init__(self, hands: list[PlayerHand] | None = None,
+                 places: dict[int, str] | None = None) -> None:
+        places = places or {}
         options = [discord.SelectOption(
             label=f"#{h.number} · {h.variant} · {h.result.points:+d} pts",
             value=f"{h.table_id}:{h.number}",
-            description=time.strftime("%d %b %Y, %H:%M UTC", time.gmtime(h.finished_at)),
+            description=(f"#{places[h.channel_id][:40]} · " if h.channel_id in places else "")
+            + time.strftime("%d %b %Y, %H:%M UTC", time.gmtime(h.finished_at)),
         ) for h in (hands or [])][:25]
         super().__init__(discord.ui.Select(
             custom_id="ofc:mh", placeholder="Show one of these hands again…",
@@ -486,23 +518,23 @@ class MyHandsSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"o
         values = [str(v) for v in data.get("values", [])]
 
         async def run() -> None:
-            table_id, _, number = (values[0] if values else "").partition(":")
-            if not (table_id.isdigit() and number.isdigit()):
+            chosen = re.fullmatch(r"([0-9]{1,50}):([0-9]{1,50})", values[0] if values else "")
+            if chosen is None:
                 raise ServiceError("Choose a hand in the menu.")
             await interaction.response.defer(ephemeral=True, thinking=True)
-            service = _bot(interaction).service
-            assert service is not None
-            past = await service.past_hand_at(interaction.guild_id or 0, int(table_id),
-                                              int(number))
+            past = await past_hand_for(interaction, int(chosen[1]), int(chosen[2]))
             await send_past_hand(interaction, past, 0, f"Hand #{past.result.hand_no} at "
                                  f"<#{past.channel_id}>, <t:{int(past.finished_at)}:f>:")
 
         await _guard(interaction, run())
 
 
-def my_hands_view(hands: list[PlayerHand]) -> discord.ui.View:
+def my_hands_view(hands: list[PlayerHand], places: dict[int, str] | None = None,
+                  ) -> discord.ui.View:
+    """The menu under ``/ofc history mine``; ``places``: channel names by id (each option
+    says where, when the bot knows the channel)."""
     view = discord.ui.View(timeout=None)
-    view.add_item(MyHandsSelect(hands))
+    view.add_item(MyHandsSelect(hands, places))
     return view
 
 

@@ -77,6 +77,10 @@ async def test_my_hands_list_every_table_and_show_any_of_them_again(tmp_path: An
         assert [o["label"] for o in menu["options"]] == [
             f"#1 · ofc · {stored[0].result.points:+d} pts",
             f"#1 · pineapple · {stored[1].result.points:+d} pts"]
+        # each option says where (the channel's name) and when (UTC: a menu has no timestamps)
+        assert [o["description"].split(" · ")[0] for o in menu["options"]] == ["#ofc-2", "#ofc"]
+        assert all(re.fullmatch(r"#[\w-]+ · \d\d \w{3} \d{4}, \d\d:\d\d UTC", o["description"])
+                   for o in menu["options"])
 
         # the pineapple hand again: its posted showdown, with the replay's button
         shown = await w.select(w.alice, r.message, "ofc:mh", [f"{first.id}:1"])
