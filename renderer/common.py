@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from engine import Board, Card, cards_text
 
 from .colours import DIM, GOLD, MUTED, RGB
-from .fonts import drawable, fit_text, has_ink, text_width
+from .fonts import drawable, emoji_length, fit_text, graphemes, has_ink, text_width
 from .model import ROW_NAMES, Theme
 from .scene import Box, Metrics, Scene
 from .sprites import clock_icon
@@ -124,23 +124,28 @@ def footer(scene: Scene, m: Metrics, note: str, y: int) -> None:
 
 def initials(names: tuple[str, ...] | list[str],
              numbers: tuple[int, ...] | list[int] = ()) -> list[str]:
-    """A short tag per seat (drawn in a disc): the first letter of each name, two letters where
-    that is ambiguous, the seat's number when even that is or the name has no letter to draw
-    (``numbers``: each seat's number at the table, the N of ``Player N``; places from 1 if not
-    given).  Digits are not letters here, so a tag never reads as another seat's number."""
+    """A short tag per seat (drawn in a disc): the first letter of each name (with its marks:
+    "रा" of "राहुल"), two letters where that is ambiguous, the name's first emoji when it has no
+    letter ("🎲"), the seat's number when even that is ambiguous or the name has nothing to
+    draw (``numbers``: each seat's number at the table, the N of ``Player N``; places from 1
+    if not given).  Digits are not letters here, so a tag never reads as another seat's
+    number."""
 
-    def letters(name: str) -> str:
-        return "".join(ch for ch in drawable(name, "bold") if ch.isalpha() and has_ink(ch))
+    def letters(name: str) -> list[str]:
+        return [g for g in graphemes(drawable(name, "bold")) if g[0].isalpha() and has_ink(g)]
+
+    def emoji(name: str) -> str:
+        return next((g for g in graphemes(drawable(name, "bold")) if emoji_length(g, 0)), "")
 
     if len(numbers) != len(names):
         numbers = list(range(1, len(names) + 1))
-    ones = [letters(n)[:1].upper() for n in names]
-    twos = [(letters(n)[:1].upper() + letters(n)[1:2].lower()) for n in names]
+    ones = [("".join(letters(n)[:1]).upper() or emoji(n)) for n in names]
+    twos = [("".join(letters(n)[:1]).upper() + "".join(letters(n)[1:2]).lower()) for n in names]
     out = []
     for i in range(len(names)):
         if ones[i] and ones.count(ones[i]) == 1:
             out.append(ones[i])
-        elif len(twos[i]) == 2 and twos.count(twos[i]) == 1:
+        elif len(letters(names[i])) >= 2 and twos.count(twos[i]) == 1:
             out.append(twos[i])
         else:
             out.append(str(numbers[i]))

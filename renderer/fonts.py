@@ -146,7 +146,7 @@ def _clusters(text: str) -> tuple[tuple[str, bool], ...]:
     return tuple(out)
 
 
-def _graphemes(text: str) -> list[str]:
+def graphemes(text: str) -> list[str]:
     """``text`` cut where a cut leaves every piece whole: an emoji with what it takes, a letter
     with its marks and joiners, an Indic consonant with its virama and the consonant it joins
     (क्ष).  Names are cut and told apart only there."""
@@ -162,8 +162,8 @@ def _graphemes(text: str) -> list[str]:
 
 
 def _bounds(text: str) -> list[int]:
-    """Where ``text`` may be cut (``_graphemes``): 0, ..., ``len(text)``."""
-    return [0, *accumulate(len(g) for g in _graphemes(text))]
+    """Where ``text`` may be cut (``graphemes``): 0, ..., ``len(text)``."""
+    return [0, *accumulate(len(g) for g in graphemes(text))]
 
 
 @lru_cache(maxsize=1)
@@ -550,7 +550,7 @@ def fit_text(text: str, face: str, size: int, width: int) -> str:
     cuts every other name of an image for each name it draws)."""
     if text_width(text, face, size) <= width:
         return text
-    pieces = _graphemes(text)  # (an emoji, a letter and its marks: kept whole or cut whole)
+    pieces = graphemes(text)  # (an emoji, a letter and its marks: kept whole or cut whole)
     n = len(pieces)
     while n and text_width("".join(pieces[:n]) + "…", face, size) > width:
         n -= 1

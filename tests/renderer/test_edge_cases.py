@@ -311,6 +311,8 @@ def test_seat_tags_fall_back_to_the_seat_numbers(monkeypatch: pytest.MonkeyPatch
     assert initials(["Maximiliano", "Máximo", "Maxine", "Maxwell"], [5, 6, 7, 8]) == [
         "5", "Má", "7", "8"]
     assert initials(["3po", "Bo"], [1, 3]) == ["P", "B"]  # digits are not tags
+    # a letter keeps its marks; two of them where the first tells nothing apart
+    assert initials(["राहुल", "रामा", "🎲", "🎲🎲"], [1, 2, 3, 4]) == ["राहु", "रामा", "3", "4"]
     tags: list[str] = []
     real = sd._seat_disc
 
@@ -323,8 +325,11 @@ def test_seat_tags_fall_back_to_the_seat_numbers(monkeypatch: pytest.MonkeyPatch
     st = settle([Board.parse("2h 3d 4c / 5s 5d 7h 8d 9s / Ts Th Tc Kc Ah"),
                  Board.parse("Qh Jd 3c / 9s 9c 7d 7h 2d / 6h 6s 6c Kd Kh"),
                  Board.parse("Qc Jc 4d / 8s 8c 7c 6c 2s / As Ks Qs 3s 2c")], rules)
-    showdown_scene(ShowdownView(("Al", "🔥🔥", "💯"), st, rules, numbers=(2, 3, 4)))
-    assert set(tags) == {"A", "3", "4"}
+    showdown_scene(ShowdownView(("Al", "🔥🔥", "💯", ), st, rules, numbers=(2, 3, 4)))
+    assert set(tags) == {"A", "🔥", "💯"}  # a name of emoji only: its first emoji
+    tags.clear()
+    showdown_scene(ShowdownView(("🔥a", "🔥🔥", "\u3164"), st, rules, numbers=(2, 3, 4)))
+    assert set(tags) == {"A", "🔥", "4"}  # (the first emoji only where it tells them apart)
 
 
 # -- 7. face-down cards beyond the places ---------------------------------------------------------

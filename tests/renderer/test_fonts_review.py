@@ -337,7 +337,7 @@ def test_names_told_apart_keep_their_emoji_whole(a: str, b: str) -> None:
     letter). Cause: _choices takes where the names differ from ``os.path.commonprefix`` by code
     points, and _cut_middle starts the tail ``name[start:]`` there; only the head's end
     (``keep``) is kept to the bounds of ``_clusters``. (fixed: _choices starts the end shown,
-    and _cut_middle and fit_text cut, only between whole graphemes (fonts._graphemes: an emoji
+    and _cut_middle and fit_text cut, only between whole graphemes (fonts.graphemes: an emoji
     with what it takes, a letter with its marks, a conjunct).)"""
     for size, width in ((24, 200), (18, 130), (15, 100)):
         for name, other in ((a, b), (b, a)):
@@ -350,7 +350,7 @@ def test_names_told_apart_never_start_their_end_with_a_mark() -> None:
     tone mark as "สมชายใจดีมา…้น" and "…๊น": the end starts with the tone mark, which Raqm
     draws on a dotted circle. Cause: the differing code point is a mark after another mark (ั),
     the word scan (``isalnum``) stops at once, and the tail starts there, not at its letter.
-    (fixed: the end shown starts at a whole grapheme (fonts._graphemes), a letter with its
+    (fixed: the end shown starts at a whole grapheme (fonts.graphemes), a letter with its
     marks.)"""
     a, b = "สมชายใจดีมากมายหลายอย่างปั้น", "สมชายใจดีมากมายหลายอย่างปั๊น"
     for size, width in ((24, 200), (18, 130), (15, 100)):
