@@ -415,14 +415,16 @@ class ReplayFromShowdown(
 async def past_hand_for(interaction: discord.Interaction, table_id: int,
                         number: int) -> PastHand:
     """Hand ``number`` of table ``table_id`` of this server, for the member asking (a replay's
-    button, the menu of ``/ofc history mine``): shown to those who played it and to those who
-    may view its channel or thread (not a private thread, whose members are not known here,
-    nor a channel deleted since).  Buttons and menus name only such hands, but their values
-    come from the member's client."""
+    button, the menu of ``/ofc history mine``): shown to those who played it, to those asking
+    from its channel or thread (a private thread's members too), and to those who may view
+    it (not a private thread, whose members are not known here, nor a channel deleted
+    since).  Buttons and menus name only such hands, but their values come from the member's
+    client."""
     service = _bot(interaction).service
     assert service is not None
     past = await service.past_hand_at(interaction.guild_id or 0, table_id, number)
-    if interaction.user.id in past.players or may_view(interaction, past.channel_id):
+    if (interaction.user.id in past.players or interaction.channel_id == past.channel_id
+            or may_view(interaction, past.channel_id)):
         return past
     raise ServiceError("That hand was played where you cannot see it.")
 

@@ -136,3 +136,26 @@ async def test_a_closed_tables_hand_and_a_practice_hand_are_listed(tmp_path: Any
         assert my_hand_line(practice) == (
             f"**#3** in <#{w.chan.id}> · ofc · <t:0:f> — +7 pts (practice) 🌴")
         w.fake.assert_clean()
+
+
+async def test_a_private_threads_spectator_replays_a_hand_from_the_thread(tmp_path: Any) -> None:
+    """Carol, a member of the private thread where alice and bob played, asks for hand #1 there
+    and replays it: the bot cannot tell a private thread's members, but she asks from the
+    thread itself (``views.past_hand_for``; one not in the thread is refused: the review's
+    forged-menu test)."""
+    async with make_world(tmp_path, seed_factory=lambda: "my-hands-thread",
+                          next_hand_delay=60) as w:
+        await w.start_bot()
+        secret = w.fake.add_thread(w.chan, "Secret OFC", owner=w.alice, private=True,
+                                   members=[w.bob, w.carol, w.fake.bot])
+        await asyncio.sleep(0.2)  # (THREAD_CREATE reaches the bot's cache)
+        await play_hand(w, secret, "pineapple")
+        await showdown_in(w, secret)
+        r = await w.fake.slash(w.carol, secret, "ofc history", options={"hand": 1})
+        assert r.ephemeral and r.content.startswith("Hand #1 at this table"), r.content
+        click = await w.click(w.carol, r.message, label="⏪ Replay: round 1")
+        assert click.message is not None
+        assert click.message.content.startswith("Hand #1, <t:"), click.message.content
+        assert "round 1 of" in click.message.content
+        w.fake.assert_clean()
+
