@@ -134,8 +134,9 @@ def initials(names: tuple[str, ...] | list[str],
     def letters(name: str) -> list[str]:
         return [g for g in graphemes(drawable(name, "bold")) if g[0].isalpha() and has_ink(g)]
 
-    def emoji(name: str) -> str:
-        return next((g for g in graphemes(drawable(name, "bold")) if emoji_length(g, 0)), "")
+    def emoji(name: str) -> str:  # (not a keycap, 🔟 or 🔢: they read as seat numbers)
+        return next((g for g in graphemes(drawable(name, "bold")) if emoji_length(g, 0)
+                     and not any(ch in "\u20e3\U0001f51f\U0001f522" for ch in g)), "")
 
     if len(numbers) != len(names):
         numbers = list(range(1, len(names) + 1))

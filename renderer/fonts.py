@@ -317,18 +317,20 @@ def runs(text: str, face: str) -> tuple[tuple[str, str], ...]:
     (``EMOJI`` runs hold whole emoji only)."""
     out: list[tuple[str, str]] = []
     pieces = _keyed(drawable(text, face), face)
-    # where right-to-left letters are, a run is also cut where the direction turns, so that
-    # its stretches can be put in order (``_visual_order``); Raqm orders each one's letters
-    bidi = any(_direction(piece) == "R" for piece, _ in pieces)
-    heading: str | None = None  # the direction of the run being built
+    # right-to-left letters among runs of several fonts: each run also holds one direction
+    # only (left to right, right to left, or neither: spaces, brackets, digits), so that the
+    # runs can be put in the bidi algorithm's order (``_visual_order``); text of one font is
+    # one run, which Raqm orders whole, as a paragraph
+    bidi = (len({key for _, key in pieces}) > 1
+            and any(_direction(piece) == "R" for piece, _ in pieces))
+    kind: str | None = None  # the direction of the run being built
     for piece, key in pieces:
-        turn = _direction(piece) if bidi else None
-        if out and out[-1][1] == key and (turn is None or heading in (None, turn)):
+        turn = (_direction(piece) or "N") if bidi else None
+        if out and out[-1][1] == key and turn == kind:
             out[-1] = (out[-1][0] + piece, key)
-            heading = heading or turn
         else:
             out.append((piece, key))
-            heading = turn
+            kind = turn
     return tuple(out)
 
 
@@ -444,16 +446,18 @@ def text_layers(text: str, face: str, size: int,
     # the CJK font has one weight: a thin stroke stands in for bold next to bold text (the
     # script fonts are bold already)
     stroke = size // 30 if face != "regular" else 0
-    for k in _visual_order(parts):
+    order, directions = _visual_order(parts)
+    for k in order:
         (run, key), advance = parts[k], advances[k]
         if key == EMOJI:
             if colour is None:
                 colour = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
             picture, left, top = emoji_picture(run, size)
             colour.alpha_composite(picture, (max(0, round(x) + left), max(0, baseline + top)))
-        else:
+        else:  # (a bracket of a right-to-left stretch is drawn mirrored, as Discord does)
             draw.text((x, baseline), run, font=font(key, size), fill=255, anchor="ls",
-                      stroke_width=stroke if key == CJK else 0, stroke_fill=255)
+                      stroke_width=stroke if key == CJK else 0, stroke_fill=255,
+                      direction=directions[k])
         x += advance
     ink = _union(canvas.getbbox(), colour.getbbox() if colour is not None else None)
     ink = ink or (pad, baseline - 1, pad + 1, baseline)
@@ -475,16 +479,18 @@ def _union(a: tuple[int, int, int, int] | None,
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
-def _visual_order(parts: tuple[tuple[str, str], ...]) -> list[int]:
-    """The order, left to right, to draw the runs in (Raqm orders the letters inside each):
-    the Unicode bidi algorithm's, by runs.  A name that starts right to left ("عبدالرحمن 🔥
-    علي") has its first run rightmost; a right-to-left stretch of a left-to-right name is
-    turned around as a whole; a run with no strong direction (an emoji, digits) goes with its
-    neighbours when they agree, else with the name's direction."""
+def _visual_order(parts: tuple[tuple[str, str], ...],
+                  ) -> tuple[list[int], list[str | None]]:
+    """The order, left to right, to draw the runs in (Raqm orders the letters inside each),
+    and the direction to draw each in (None: as Raqm finds it): the Unicode bidi algorithm's,
+    by runs.  A name that starts right to left ("عبدالرحمن 🔥 علي") has its first run
+    rightmost; a right-to-left stretch of a left-to-right name is turned around as a whole; a
+    run with no strong direction (an emoji, a space, brackets, digits) goes with its
+    neighbours when they agree, else with the name's direction (rules N1, N2)."""
     dirs = [_direction(run) for run, _ in parts]
     strong = [d for d in dirs if d is not None]
     if "R" not in strong:
-        return list(range(len(parts)))
+        return list(range(len(parts))), [None] * len(parts)
     para = strong[0]
     levels = []
     for i, d in enumerate(dirs):
@@ -505,7 +511,7 @@ def _visual_order(parts: tuple[tuple[str, str], ...]) -> list[int]:
                 j += 1
             order[i:j] = order[i:j][::-1]
             i = j
-    return order
+    return order, ["rtl" if level % 2 else "ltr" for level in levels]
 
 
 def _direction(run: str) -> str | None:

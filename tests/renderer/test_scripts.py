@@ -121,7 +121,7 @@ def test_runs_are_drawn_in_the_bidi_order() -> None:
 
     def order(text: str) -> list[str]:
         parts = runs(text, "bold")
-        return [parts[k][0].strip() for k in _visual_order(parts)]
+        return [parts[k][0].strip() for k in _visual_order(parts)[0] if parts[k][0].strip()]
 
     fire = "\U0001f525"
     assert order(f"Sam {fire} Bob") == ["Sam", fire, "Bob"]
@@ -147,3 +147,21 @@ def test_a_cut_never_leaves_a_half_conjunct_or_a_bare_mark() -> None:
                 assert unicodedata.combining(body[-1]) != 9, cut  # no virama last
                 rest = name[len(body):].lstrip()
                 assert not rest or unicodedata.category(rest[0])[0] != "M", cut
+
+
+def test_brackets_of_a_right_to_left_stretch_among_several_fonts() -> None:
+    """With an emoji (another font) the runs are put in order one by one: a bracket between a
+    right-to-left word and the name's left-to-right start or end is drawn left to right, as
+    typed; in a right-to-left name, brackets around a Latin word are drawn mirrored, so they
+    still hold it: "علي (Ali) 🔥" reads 🔥 (Ali) علي, as in Discord."""
+    from renderer.fonts import _visual_order
+
+    fire = "\U0001f525"
+    parts = runs(f"Sam «محمد» {fire}", "bold")
+    assert [run for run, _ in parts] == ["Sam", " «", "محمد", "» ", fire]
+    assert _visual_order(parts) == ([0, 1, 2, 3, 4], ["ltr", "ltr", "rtl", "ltr", "ltr"])
+    parts = runs(f"علي (Ali) {fire}", "bold")
+    assert [run for run, _ in parts] == ["علي", " (", "Ali", ") ", fire]
+    assert _visual_order(parts) == ([4, 3, 2, 1, 0], ["rtl", "rtl", "ltr", "rtl", "rtl"])
+    # text of one font is one run: Raqm orders it whole, brackets and all
+    assert runs("Bob (علي)", "bold") == (("Bob (علي)", "bold"),)
