@@ -60,7 +60,7 @@ def table_pineapple_3() -> TableView:
         title="Pineapple · 2 units/pt",
         variant="pineapple",
         seats=(
-            SeatView("Mei", Board.parse("Ah 5c / 9d 9h Tc / 2s 2d 6c Jh"), stack=310,
+            SeatView("Mei \U0001f409", Board.parse("Ah 5c / 9d 9h Tc / 2s 2d 6c Jh"), stack=310,
                      is_button=True),
             SeatView("Oskar", Board.parse("Kd Kc / 5h 6h 7h 4h / Qs Qd 3s"), stack=150,
                      last_placed=cards("Kc Qd"), status="bot (strong)"),
