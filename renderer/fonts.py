@@ -123,7 +123,8 @@ def emoji_length(text: str, i: int) -> int:
         d = ord(text[j])
         if d in _EMOJI_TAIL:
             j += 1
-        elif d == _ZWJ and j + 1 < len(text) and ord(text[j + 1]) in covered:
+        elif d == _ZWJ and j + 1 < len(text) and 0xFF < ord(text[j + 1]) and ord(
+                text[j + 1]) in covered:  # (never a space or digit, which the font has too)
             j += 2
         else:
             break

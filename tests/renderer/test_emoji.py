@@ -151,3 +151,13 @@ def test_the_leaderboard_draws_emoji_names_in_colour() -> None:
     image = leaderboard_scene(LeaderboardView("Club " + "\u2b50", "units", "all time",
                                               rows)).paint()
     assert _colourful(image.crop((0, 0, image.width // 2, image.height))) > 400
+
+
+def test_a_joiner_joins_emoji_only() -> None:
+    """The emoji font has a space and the digits too (for keycaps): a ZWJ before one of them
+    joins nothing to the emoji (the space or digit stays the text's), while a ZWJ before ♀
+    does (🏃‍♀️, a woman running, is one picture)."""
+    assert runs(FIRE + "\u200d Sam", "bold")[0] == (FIRE, EMOJI)
+    assert runs(FIRE + "\u200d1", "bold")[0] == (FIRE, EMOJI)
+    woman_running = "\U0001f3c3\u200d\u2640\ufe0f"
+    assert runs(woman_running, "bold") == ((woman_running, EMOJI),)
