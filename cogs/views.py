@@ -523,10 +523,16 @@ class MyHandsSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"o
             chosen = re.fullmatch(r"([0-9]{1,50}):([0-9]{1,50})", values[0] if values else "")
             if chosen is None:
                 raise ServiceError("Choose a hand in the menu.")
-            await interaction.response.defer(ephemeral=True, thinking=True)
             past = await past_hand_for(interaction, int(chosen[1]), int(chosen[2]))
+            # the hand comes as a message of its own; then the menu's message is sent again as
+            # it is, which clears the choice: the same hand can be chosen again (Discord sends
+            # nothing for the choice a menu shows)
+            await interaction.response.defer()
             await send_past_hand(interaction, past, 0, f"Hand #{past.result.hand_no} at "
                                  f"<#{past.channel_id}>, <t:{int(past.finished_at)}:f>:")
+            if interaction.message is not None:
+                await interaction.edit_original_response(
+                    view=discord.ui.View.from_message(interaction.message, timeout=None))
 
         await _guard(interaction, run())
 

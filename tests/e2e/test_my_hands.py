@@ -83,12 +83,20 @@ async def test_my_hands_list_every_table_and_show_any_of_them_again(tmp_path: An
                    for o in menu["options"])
 
         # the pineapple hand again: its posted showdown, with the replay's button
-        shown = await w.select(w.alice, r.message, "ofc:mh", [f"{first.id}:1"])
+        choice = await w.select(w.alice, r.message, "ofc:mh", [f"{first.id}:1"])
+        # the menu's message is sent again unchanged (Discord then clears the choice, so the
+        # same hand can be chosen again), and the hand follows privately
+        assert choice.deferred and choice.message is r.message
+        await w.fake.wait_until(lambda: r.message.edited_ms is not None, 5, "the menu again")
+        assert r.message.select_menu("ofc:mh")["options"] == menu["options"]
+        [shown] = choice.followups
         assert shown.ephemeral
         assert re.match(rf"Hand #1 at <#{w.chan.id}>, <t:\d+:f>:\n", shown.content)
         assert shown.content.endswith(live_first.content)
         assert [data for _, data in shown.files] == [data for _, data in live_first.files]
-        assert [b["label"] for b in shown.message.buttons()] == ["⏪ Replay: round 1"]
+        assert [b["label"] for b in shown.buttons()] == ["⏪ Replay: round 1"]
+        again = await w.select(w.alice, r.message, "ofc:mh", [f"{first.id}:1"])
+        assert again.followups[0].content == shown.content
 
         # count, and a member with other hands: their own only
         r = await w.slash(w.bob, "ofc history", mine=True, count=1)
@@ -103,7 +111,8 @@ async def test_my_hands_list_every_table_and_show_any_of_them_again(tmp_path: An
         menu_message = (await w.slash(w.alice, "ofc history", mine=True)).message
         await w.stop_bot()
         await w.start_bot()
-        shown = await w.select(w.alice, menu_message, "ofc:mh", [f"{second.id}:1"])
+        choice = await w.select(w.alice, menu_message, "ofc:mh", [f"{second.id}:1"])
+        shown = choice.followups[0]
         assert re.match(rf"Hand #1 at <#{other.id}>, <t:\d+:f>:\n", shown.content), \
             shown.content
         w.fake.assert_clean()
@@ -122,7 +131,7 @@ async def test_a_closed_tables_hand_and_a_practice_hand_are_listed(tmp_path: Any
         r = await w.slash(w.bob, "ofc history", mine=True)
         assert r.content.split("\n")[1].startswith(f"**#1** in <#{w.chan.id}> · pineapple")
         shown = await w.select(w.bob, r.message, "ofc:mh", [f"{t.id}:1"])
-        assert "Showdown — hand #1**" in shown.content
+        assert "Showdown — hand #1**" in shown.followups[0].content
 
         stored = await w.store.player_hands(w.guild.id, w.bob.id, 5)
         assert len(stored) == 1 and stored[0].result.counted

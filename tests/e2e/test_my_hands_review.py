@@ -19,6 +19,7 @@ from bot.store import HandResult
 
 from .conftest import World, fill_move, make_world, panel_cards
 from .fakediscord import (
+    CB_DEFERRED_UPDATE,
     CT_STRING_SELECT,
     IT_COMPONENT,
     FakeChannel,
@@ -82,8 +83,14 @@ async def forge(w: World, user: FakeUser, source: Any, values: list[str]) -> Fak
     return await w.fake._dispatch_interaction(rec, wait=True, timeout=10)
 
 
+def sent(rec: FakeInteraction) -> list[Any]:
+    """The messages an answer sent: a hand chosen in the menu comes as a follow-up (the menu's
+    own message is sent again, unchanged, to clear the choice); a refusal is the answer."""
+    return rec.followups if rec.callback_type == CB_DEFERRED_UPDATE else rec.messages
+
+
 def said(rec: FakeInteraction) -> str:
-    return "\n".join(m.content or "" for m in rec.messages)
+    return "\n".join(m.content or "" for m in sent(rec))
 
 
 def refused(rec: FakeInteraction, words: str = "") -> None:
@@ -357,7 +364,7 @@ async def test_chinese_dragon_surrender_and_foul_each_players_line_and_menu(
         assert shown.ephemeral and text.endswith(posted.split("\n💸")[0]), text
         assert not named(text, set(CAROL.split())), named(text, set(CAROL.split()))
         assert named(text, set(BOB_DRAGON.split())) == set(BOB_DRAGON.split())
-        assert not shown.message.buttons()
+        assert not sent(shown)[0].buttons()
         # the plain list: every seat, as the lines of /ofc history said before the feature
         r = await w.slash(w.dave, "ofc history")
         for who, tag in ((w.bob, " (dragon)"), (w.carol, " (surrendered)"),
@@ -425,7 +432,7 @@ async def test_practice_with_a_bot_a_voided_hand_a_deleted_channel_and_a_restart
         shown = await w.select(w.alice, r.message, "ofc:mh", [f"{t.id}:1"])
         assert said(shown).endswith(live.content or "?")
         assert "Practice: no units moved." in said(shown)
-        step = await w.click(w.alice, shown, label="⏪ Replay: round 1")
+        step = await w.click(w.alice, sent(shown)[0], label="⏪ Replay: round 1")
         assert re.match(r"Hand #1, <t:\d+:f> — round 1 of \d \(replay\):", step.content or ""), \
             step.content
         back = await w.click(w.alice, step, label="🏁 Showdown")
