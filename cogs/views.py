@@ -366,8 +366,6 @@ class ReplayButton(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async def run() -> None:
-            service = _bot(interaction).service
-            assert service is not None
             past = await past_hand_for(interaction, self.table_id, self.hand_no)
             frame = min(self.frame, len(past.rounds))
             texts, file = await past_hand_payload(past, frame, _replay_heading(past))

@@ -140,13 +140,14 @@ def initials(names: tuple[str, ...] | list[str],
 
     if len(numbers) != len(names):
         numbers = list(range(1, len(names) + 1))
-    ones = [("".join(letters(n)[:1]).upper() or emoji(n)) for n in names]
-    twos = [("".join(letters(n)[:1]).upper() + "".join(letters(n)[1:2]).lower()) for n in names]
+    each = [letters(n) for n in names]
+    ones = [("".join(ls[:1]).upper() or emoji(n)) for ls, n in zip(each, names, strict=True)]
+    twos = [("".join(ls[:1]).upper() + "".join(ls[1:2]).lower()) for ls in each]
     out = []
     for i in range(len(names)):
         if ones[i] and ones.count(ones[i]) == 1:
             out.append(ones[i])
-        elif len(letters(names[i])) >= 2 and twos.count(twos[i]) == 1:
+        elif len(each[i]) >= 2 and twos.count(twos[i]) == 1:
             out.append(twos[i])
         else:
             out.append(str(numbers[i]))

@@ -168,30 +168,25 @@ def _bounds(text: str) -> list[int]:
 
 
 @lru_cache(maxsize=1)
-def _fallbacks() -> tuple[tuple[str, frozenset[int]], ...]:
+def _fallback_fonts() -> dict[str, frozenset[int]]:
     """The fonts tried, in order, for a character DejaVu lacks, with their characters (read on
-    first use; a missing file is left out: its characters are then not drawn)."""
-    out = []
+    first use; a missing file is left out: its characters are then not drawn).  Never
+    modified."""
+    out = {}
     for key, name in SCRIPT_FILES.items():
         path = DATA_DIR / name
         if path.is_file():
-            out.append((key, frozenset(FT2Font(str(path)).get_charmap())))
+            out[key] = frozenset(FT2Font(str(path)).get_charmap())
     cjk = cjk_path()
     if cjk is not None:
-        out.append((CJK, frozenset(FT2Font(str(cjk)).get_charmap())))
-    return tuple(out)
-
-
-@lru_cache(maxsize=1)
-def _fallback_fonts() -> dict[str, frozenset[int]]:
-    """``_fallbacks`` as a mapping (never modified)."""
-    return dict(_fallbacks())
+        out[CJK] = frozenset(FT2Font(str(cjk)).get_charmap())
+    return out
 
 
 @lru_cache(maxsize=1)
 def _fallback_covered() -> frozenset[int]:
     """Every character some fallback font has."""
-    return frozenset().union(*(covered for _, covered in _fallbacks()))
+    return frozenset().union(*_fallback_fonts().values())
 
 
 def _fallback(c: int, after: str | None) -> str:
@@ -280,7 +275,7 @@ def _kept(text: str, face: str) -> str:
     blank glyphs as spaces, at most ``MAX_MARKS`` marks a character; emoji kept whole."""
     covered = _COVERED[face]
     if (all(ord(ch) in covered and ord(ch) not in _BLANK_GLYPHS for ch in text)
-            and not any(emoji_length(text, i) for i in range(len(text)))):
+            and not any(emoji for _, emoji in _clusters(text))):
         kept = text
     else:
         extra = _fallback_covered()
