@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -172,3 +173,24 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+class ErrorLog(logging.Handler):
+    """Collects the bot's ERROR records (an unexpected exception is one)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def errors() -> Any:
+    """The ERROR records logged while the test runs (an unexpected exception is one)."""
+    h = ErrorLog()
+    root = logging.getLogger()
+    root.addHandler(h)
+    yield h.records
+    root.removeHandler(h)

@@ -9,7 +9,6 @@ Confirmed defects are ``xfail(strict=True)`` tests whose docstring starts with "
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from typing import Any
 
@@ -44,26 +43,6 @@ LINE = re.compile(r"^\*\*#(\d+)\*\* in <#(\d+)> · (ofc|pineapple|chinese) · <t
 
 
 # --------------------------------------------------------------------------- helpers
-class ErrorLog(logging.Handler):
-    """The bot's ERROR records (an unexpected exception is one)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
-@pytest.fixture
-def errors() -> Any:
-    h = ErrorLog()
-    root = logging.getLogger()
-    root.addHandler(h)
-    yield h.records
-    root.removeHandler(h)
-
-
 async def mine(w: World, who: FakeUser, chan: FakeChannel | None = None,
                **options: Any) -> tuple[FakeInteraction, list[str]]:
     """``/ofc history mine:true`` and every message of its answer (follow-ups included)."""

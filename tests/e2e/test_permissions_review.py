@@ -58,26 +58,6 @@ def refused(rec: Any, *words: str) -> None:
         assert word in text, (word, text)
 
 
-class ErrorLog(logging.Handler):
-    """Collects the bot's ERROR records (an unexpected exception is one)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
-@pytest.fixture
-def errors() -> Any:
-    h = ErrorLog()
-    root = logging.getLogger()
-    root.addHandler(h)
-    yield h.records
-    root.removeHandler(h)
-
-
 def no_errors(records: list[logging.LogRecord]) -> None:
     bad = [r for r in records if r.name.startswith(("ofc", "discord"))]
     assert not bad, [r.getMessage() for r in bad]
