@@ -20,7 +20,7 @@ from engine.autoplay import greedy_set
 
 from .conftest import World, make_world, table_of
 from .fakediscord import FakeUser
-from .test_permissions_review import errors, no_errors  # noqa: F401, F811  (a fixture)
+from .test_permissions_review import no_errors  # (the errors fixture: conftest.py)
 
 pytestmark = pytest.mark.e2e
 
