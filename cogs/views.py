@@ -368,7 +368,8 @@ class ReplayButton(
         async def run() -> None:
             past = await past_hand_for(interaction, self.table_id, self.hand_no)
             frame = min(self.frame, len(past.rounds))
-            texts, file = await past_hand_payload(past, frame, _replay_heading(past))
+            heading = _kept_heading(interaction, past) or _replay_heading(interaction, past)
+            texts, file = await past_hand_payload(past, frame, heading)
             await interaction.response.edit_message(
                 content=texts[0], attachments=[file], view=replay_view(past, frame))
             for more in texts[1:]:  # (a long showdown: the rest follows, as it did at first)
@@ -377,8 +378,19 @@ class ReplayButton(
         await _guard(interaction, run())
 
 
-def _replay_heading(past: PastHand) -> str:
-    return f"Hand #{past.result.hand_no}, <t:{int(past.finished_at)}:f>:"
+def _kept_heading(interaction: discord.Interaction, past: PastHand) -> str | None:
+    """The heading of the message a replay's button edits, kept as it was (``/ofc history
+    hand`` said "at this table", the menu of ``/ofc history mine`` the channel)."""
+    content = interaction.message.content if interaction.message is not None else ""
+    first = re.sub(r" — round \d+ of \d+ \(replay\):$", ":", content.split("\n", 1)[0])
+    return first if re.fullmatch(rf"Hand #{past.result.hand_no}[ ,].*:", first) else None
+
+
+def _replay_heading(interaction: discord.Interaction, past: PastHand) -> str:
+    """The line above a past hand shown by a button or a menu: its number, where it was
+    played when that is not where the member asks from, and when."""
+    where = "" if interaction.channel_id == past.channel_id else f" at <#{past.channel_id}>"
+    return f"Hand #{past.result.hand_no}{where}, <t:{int(past.finished_at)}:f>:"
 
 
 class ReplayFromShowdown(
@@ -405,7 +417,7 @@ class ReplayFromShowdown(
             await interaction.response.defer(ephemeral=True, thinking=True)
             past = await past_hand_for(interaction, self.table_id, self.hand_no)
             await send_past_hand(interaction, past, min(1, len(past.rounds)),
-                                 _replay_heading(past))
+                                 _replay_heading(interaction, past))
 
         await _guard(interaction, run())
 

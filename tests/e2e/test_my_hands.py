@@ -97,6 +97,15 @@ async def test_my_hands_list_every_table_and_show_any_of_them_again(tmp_path: An
         assert [b["label"] for b in shown.buttons()] == ["⏪ Replay: round 1"]
         again = await w.select(w.alice, r.message, "ofc:mh", [f"{first.id}:1"])
         assert again.followups[0].content == shown.content
+        # replayed round by round and back to its showdown, it still says where it was played
+        step = await w.click(w.alice, shown, label="⏪ Replay: round 1")
+        heading = rf"Hand #1 at <#{w.chan.id}>, <t:\d+:f>"
+        assert re.match(heading + r" — round 1 of 5 \(replay\):\n", step.content or ""), \
+            step.content
+        step = await w.click(w.alice, step.message, label="Round 2 ▶")
+        assert re.match(heading + r" — round 2 of 5 \(replay\):\n", step.content or "")
+        step = await w.click(w.alice, step.message, label="🏁 Showdown")
+        assert step.content == shown.content
 
         # count, and a member with other hands: their own only
         r = await w.slash(w.bob, "ofc history", mine=True, count=1)
@@ -164,7 +173,7 @@ async def test_a_private_threads_spectator_replays_a_hand_from_the_thread(tmp_pa
         assert r.ephemeral and r.content.startswith("Hand #1 at this table"), r.content
         click = await w.click(w.carol, r.message, label="⏪ Replay: round 1")
         assert click.message is not None
-        assert click.message.content.startswith("Hand #1, <t:"), click.message.content
+        assert click.message.content.startswith("Hand #1 at this table, <t:"), click.message.content
         assert "round 1 of" in click.message.content
         w.fake.assert_clean()
 

@@ -412,7 +412,7 @@ async def test_practice_with_a_bot_a_voided_hand_a_deleted_channel_and_a_restart
         assert said(shown).endswith(live.content or "?")
         assert "Practice: no units moved." in said(shown)
         step = await w.click(w.alice, sent(shown)[0], label="⏪ Replay: round 1")
-        assert re.match(r"Hand #1, <t:\d+:f> — round 1 of \d \(replay\):", step.content or ""), \
+        assert re.match(rf"Hand #1 at <#{w.chan.id}>, <t:\d+:f> — round 1 of \d \(replay\):", step.content or ""), \
             step.content
         back = await w.click(w.alice, step, label="🏁 Showdown")
         assert (back.content or "").endswith(live.content or "?")

@@ -139,7 +139,7 @@ async def test_the_buttons_replay_a_hand_round_by_round_without_the_discards(
         for k in range(1, 6):
             m = click.message
             assert m is not None and m.ephemeral and m.id == shown.id  # the same message
-            assert re.match(rf"Hand #1, <t:\d+:f> — round {k} of 5 \(replay\):\n```\n", m.content), \
+            assert re.match(rf"Hand #1 at this table, <t:\d+:f> — round {k} of 5 \(replay\):\n```\n", m.content), \
                 m.content
             assert m.files and m.files[0][1].startswith(b"\x89PNG")
             assert m.files[0][0] == f"hand-1-round-{k}.png"

@@ -262,7 +262,7 @@ async def test_four_long_names_the_showdown_button_shows_the_whole_showdown(
         before = max(m.id for m in w.fake.visible_to(w.admin, w.chan))
         click = await w.click(w.admin, click.message, label="🏁 Showdown")
         await asyncio.sleep(0.3)
-        assert click.content is not None and click.content.startswith("Hand #1, ")
+        assert click.content is not None and click.content.startswith("Hand #1 at this table, ")
         more = [m.content or "" for m in w.fake.visible_to(w.admin, w.chan)
                 if m.ephemeral and m.id > before]
         text = "\n".join([click.content, *more])
