@@ -41,10 +41,19 @@ CJK = "cjk"
 SCRIPT_FILES: dict[str, str] = {
     script.lower(): f"NotoSans{script}-Bold.ttf" for script in (
         "Thai", "Khmer", "Myanmar", "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Tamil",
-        "Telugu", "Kannada", "Malayalam", "Sinhala", "Ethiopic")}
-"""The face keys and files (in ``data/``) of the script fonts, tried before the CJK font for a
-character DejaVu lacks.  Only the bold weight is kept (names are drawn bold): it serves every
-face.  Unchanged from Debian's ``fonts-noto-core`` 20201225 (SIL Open Font License)."""
+        "Telugu", "Kannada", "Malayalam", "Sinhala", "Ethiopic", "Javanese", "Cherokee",
+        "CanadianAboriginal", "Thaana")} | {
+    "tibetan": "NotoSerifTibetan-Bold.ttf",  # (Noto's Tibetan is a serif font only)
+    **{script.lower(): f"NotoSans{script}-Regular.ttf" for script in (
+        "Math", "Yi", "Syriac", "Mongolian", "Runic")},  # (a regular weight only)
+}
+"""The face keys and files (in ``data/``) of the script fonts, tried in this order before the
+CJK font for a character DejaVu lacks.  Only one weight is kept (names are drawn bold: the
+bold one where there is one): it serves every face.  ``math`` draws the "fancy" letters of
+Discord names (𝐁𝐨𝐥𝐝, 𝓢𝓬𝓻𝓲𝓹𝓽, 𝔉𝔯𝔞𝔨𝔱𝔲𝔯, 𝙼𝚘𝚗𝚘: Unicode's mathematical letters), ``javanese`` and
+``tibetan`` also their ornaments (꧁༺ ... ༻꧂), ``yi``, ``cherokee`` and ``canadianaboriginal``
+the look-alike letters of fancy-text generators (ꍏ, Ꮧ, ᗩ) as well as their scripts.
+Unchanged from Debian's ``fonts-noto-core`` 20201225 (SIL Open Font License)."""
 DATA_DIR = Path(__file__).parent / "data"
 CJK_FILE = "NotoSansCJKsc-Regular.otf"
 EMOJI = "emoji"

@@ -250,7 +250,9 @@ def showdown_chinese_4() -> ShowdownView:
 def leaderboard() -> LeaderboardView:
     data = [
         ("Alice", 412, 206, 340, 21), ("Bob the Builder", 250, 125, 512, 14),
-        ("Carol \U0001f338", 96, 48, 120, 9), ("Dmitri", 40, 20, 88, 3), ("이은지", 0, 0, 12, 0),
+        ("Carol \U0001f338", 96, 48, 120, 9),
+        ("\U0001d4d3\U0001d4f6\U0001d4f2\U0001d4fd\U0001d4fb\U0001d4f2", 40, 20, 88, 3),  # fancy
+        ("이은지", 0, 0, 12, 0),
         ("Frank_with_a_very_long_username", -35, -18, 64, 2), ("\U0001f3b2 Grace", -120, -60, 230, 8),
         ("Heidi", -688, -344, 401, 5),
     ]

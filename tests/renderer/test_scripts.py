@@ -35,7 +35,23 @@ NAMES = {
     "malayalam": "മലയാളം",
     "sinhala": "සිංහල",
     "ethiopic": "አማርኛ ሰላም",
+    "javanese": "ꦗꦮ",
+    "cherokee": "ᏣᎳᎩ",
+    "canadianaboriginal": "ᗩᗷᗪ",
+    "thaana": "ދިވެހި",
+    "tibetan": "བོད་",
+    "math": "𝓙𝓸𝓱𝓷",
+    "yi": "ꆈꌠ",
+    "syriac": "ܣܘܪܝܝܐ",
+    "mongolian": "ᠮᠣᠩᠭᠣᠯ",
+    "runic": "ᚱᚢᚾ",
 }
+
+FANCY = ["𝐁𝐨𝐥𝐝 𝐒𝐚𝐦", "𝐼𝑡𝑎𝑙𝑖𝑐", "𝑩𝒐𝒍𝒅 𝒊𝒕𝒂𝒍𝒊𝒄", "𝒮𝒸𝓇𝒾𝓅𝓉", "𝓑𝓸𝓵𝓭 𝓼𝓬𝓻𝓲𝓹𝓽", "𝔉𝔯𝔞𝔨𝔱𝔲𝔯",
+         "𝕭𝖔𝖑𝖉 𝖋𝖗𝖆𝖐𝖙𝖚𝖗", "𝔻𝕠𝕦𝕓𝕝𝕖", "𝖲𝖺𝗇𝗌", "𝗦𝗮𝗻𝘀 𝗯𝗼𝗹𝗱", "𝘚𝘢𝘯𝘴 𝘪𝘵𝘢𝘭𝘪𝘤", "𝙎𝙖𝙣𝙨 𝙗𝙤𝙡𝙙 𝙞𝙩",
+         "𝙼𝚘𝚗𝚘_𝟷𝟸𝟹", "𝐒𝐚𝐦 𝟏𝟐𝟑", "ꍏꌃꉓꀸꍟ", "ᏗᏰፈᎴᏋ", "ᗩᗷᑕᗪ", "꧁༺ 𝓙𝓸𝓱𝓷 ༻꧂", "༄ Sam ࿐"]
+"""Names as Discord's fancy-text generators write them (Unicode's mathematical letters,
+look-alike letters of other scripts, ornaments): each popular among players' names."""
 
 
 def test_every_script_font_is_named_and_used() -> None:
@@ -60,6 +76,28 @@ def test_nothing_of_the_name_is_cut_at_the_line(script: str) -> None:
     clipped, _, _ = text_mask(NAMES[script], "bold", 24, "lm")
     whole, _, _ = text_mask(NAMES[script], "bold", 24, "lt")
     assert clipped.height == whole.height, (script, clipped.size, whole.size)
+
+
+@pytest.mark.parametrize("name", FANCY)
+def test_a_fancy_name_is_drawn_whole(name: str) -> None:
+    """Every character of it is drawn (before, the mathematical letters had no font, so such a
+    name was "Player N", and the ornaments around a name were left out)."""
+    assert can_draw(name) and shown_name(name, 2) == name
+    assert "".join(text for text, _ in runs(name, "bold")) == name
+    mask, _, _, _ = text_layers(name, "bold", 24, "lm")
+    assert mask.getbbox() is not None
+    clipped, _, _ = text_mask(name, "bold", 24, "lm")
+    whole, _, _ = text_mask(name, "bold", 24, "lt")
+    assert clipped.height == whole.height, (name, clipped.size, whole.size)
+
+
+def test_the_fancy_letters_are_drawn_by_the_math_font() -> None:
+    """Each run of mathematical letters is the ``math`` font; a space between two such words
+    stays in their run, and Latin letters beside them stay DejaVu."""
+    assert runs("𝐒𝐚𝐦 𝟏𝟐𝟑", "bold") == (("𝐒𝐚𝐦 𝟏𝟐𝟑", "math"),)
+    assert runs("Sam 𝓙𝓸", "bold") == (("Sam ", "bold"), ("𝓙𝓸", "math"))
+    keys = [key for _, key in runs("꧁༺ 𝓙𝓸𝓱𝓷 ༻꧂", "bold")]
+    assert set(keys) == {"javanese", "tibetan", "math"}, keys
 
 
 def test_a_conjunct_is_shaped_as_one() -> None:
