@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
 from engine import Board, Card, cards_text
@@ -141,14 +142,43 @@ def initials(names: tuple[str, ...] | list[str],
     if len(numbers) != len(names):
         numbers = list(range(1, len(names) + 1))
     each = [letters(n) for n in names]
-    ones = [("".join(ls[:1]).upper() or emoji(n)) for ls, n in zip(each, names, strict=True)]
-    twos = [("".join(ls[:1]).upper() + "".join(ls[1:2]).lower()) for ls in each]
+    ones = [(_cased(ls[0], True) if ls else emoji(n)) for ls, n in zip(each, names, strict=True)]
+    twos = [_cased(ls[0], True) + _cased(ls[1], False) if len(ls) >= 2 else "" for ls in each]
+    read_ones, read_twos = [_read(t) for t in ones], [_read(t) for t in twos]
     out = []
     for i in range(len(names)):
-        if ones[i] and ones.count(ones[i]) == 1:
+        if ones[i] and read_ones.count(read_ones[i]) == 1:
             out.append(ones[i])
-        elif len(each[i]) >= 2 and twos.count(twos[i]) == 1:
+        elif twos[i] and read_twos.count(read_twos[i]) == 1:
             out.append(twos[i])
         else:
             out.append(str(numbers[i]))
     return out
+
+
+def _read(tag: str) -> str:
+    """``tag`` as read: "𝐒", "𝓢", "S" and "s" alike (NFKC and case folded)."""
+    return unicodedata.normalize("NFKC", tag).casefold()
+
+
+def _cased(letter: str, upper: bool) -> str:
+    """``letter`` (with its marks) in capitals or small; a mathematical letter, which
+    ``str.upper`` leaves as it is, in its own style: "𝐬" → "𝐒", "𝒷" → "ℬ", "ℯ" → "ℰ"."""
+    done = letter.upper() if upper else letter.lower()
+    name = unicodedata.name(letter[0], "")
+    if done != letter or not name.startswith(_STYLES):
+        return done
+    old, new = (" SMALL ", " CAPITAL ") if upper else (" CAPITAL ", " SMALL ")
+    wanted = name.replace(old, new).removeprefix("MATHEMATICAL ")
+    for candidate in ("MATHEMATICAL " + wanted.replace("BLACK-LETTER", "FRAKTUR"),
+                      wanted.replace("FRAKTUR", "BLACK-LETTER")):
+        try:
+            return unicodedata.lookup(candidate) + letter[1:]
+        except KeyError:
+            continue
+    return letter
+
+
+_STYLES = ("MATHEMATICAL ", "SCRIPT ", "BLACK-LETTER ", "DOUBLE-STRUCK ")
+"""How the names of Unicode's mathematical letters and of the letterlike symbols that stand
+in for some of them (ℬ, ℯ, ℭ, ℂ) start."""

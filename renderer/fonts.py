@@ -11,7 +11,10 @@ text needs them (the CJK font is a 16 MB file), and their glyphs from the files 
 per font object).
 ``FreeTypeFont`` objects are kept per thread (``threading.local``), so renders running in several
 worker threads never share a FreeType face.  A text mixing both fonts is drawn run by run on one
-baseline, placed by the DejaVu face's metrics, so it lines up with the names around it.
+baseline, placed by the DejaVu face's metrics, so it lines up with the names around it; a
+mark stays in its letter's run (alone, Raqm would draw it on a dotted circle), and a line
+mark (strike-through, underline) the letter's font lacks is drawn from DejaVu over the
+letter.
 """
 
 from __future__ import annotations
@@ -48,11 +51,13 @@ SCRIPT_FILES: dict[str, str] = {
         "Math", "Yi", "Syriac", "Mongolian", "Runic")},  # (a regular weight only)
 }
 """The face keys and files (in ``data/``) of the script fonts, tried in this order before the
-CJK font for a character DejaVu lacks.  Only one weight is kept (names are drawn bold: the
+CJK font for a character DejaVu lacks (but for CJK punctuation and symbols, which the CJK
+font draws first: ``_fallback``).  Only one weight is kept (names are drawn bold: the
 bold one where there is one): it serves every face.  ``math`` draws the "fancy" letters of
 Discord names (𝐁𝐨𝐥𝐝, 𝓢𝓬𝓻𝓲𝓹𝓽, 𝔉𝔯𝔞𝔨𝔱𝔲𝔯, 𝙼𝚘𝚗𝚘: Unicode's mathematical letters), ``javanese`` and
 ``tibetan`` also their ornaments (꧁༺ ... ༻꧂), ``yi``, ``cherokee`` and ``canadianaboriginal``
-the look-alike letters of fancy-text generators (ꍏ, Ꮧ, ᗩ) as well as their scripts.
+the look-alike letters of fancy-text generators (ꍏ, Ꮧ, ᗩ) as well as their scripts; ``math``
+also the letterlike symbols (ℯ, ℛ, ℭ) among mathematical letters (``_LETTERLIKE``).
 Unchanged from Debian's ``fonts-noto-core`` 20201225 (SIL Open Font License)."""
 DATA_DIR = Path(__file__).parent / "data"
 CJK_FILE = "NotoSansCJKsc-Regular.otf"
@@ -200,11 +205,13 @@ def _fallback_covered() -> frozenset[int]:
 
 def _fallback(c: int, after: str | None) -> str:
     """The fallback font that draws the character ``c``: the one of the run before it
-    (``after``) when it has it (a danda after Bengali letters stays Bengali), else the first
-    that has it."""
+    (``after``) when it has it (a danda after Bengali letters stays Bengali), else the CJK
+    font for CJK punctuation and symbols (``_CJK_SYMBOLS``), else the first that has it."""
     fonts = _fallback_fonts()
     if after in fonts and c in fonts[after]:
         return after
+    if c in _CJK_SYMBOLS and c in fonts.get(CJK, ()):
+        return CJK
     return next((key for key, covered in fonts.items() if c in covered), CJK)
 
 
@@ -237,6 +244,13 @@ def _code_points(*parts: int | range) -> frozenset[int]:
     return frozenset(out)
 
 
+_CJK_SYMBOLS = _code_points(range(0x2460, 0x2500), range(0x3000, 0x3100), range(0x3200, 0x3400),
+                            range(0xFE10, 0xFE20), range(0xFE30, 0xFE50), range(0xFF00, 0xFFF0))
+"""The punctuation and symbols of Chinese, Japanese and Korean text (「」『』【】《》、。・, ⑪,
+the full-width ｛｝, the vertical forms ︽﹁…): drawn by the CJK font unless they follow a run
+of a script font that has them.  (The Yi, Mongolian and math fonts, tried first, carry many
+of them, narrower and lower than the CJK font's: a bracket opening a CJK name would not
+match its closing one.)"""
 _BLANK_GLYPHS = frozenset((0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800))
 """Letters and symbols whose glyph is blank, as wide as a letter (the Hangul fillers, the
 braille blank): drawn as a space."""
@@ -305,7 +319,8 @@ def _kept(text: str, face: str) -> str:
 def drawable(text: str, face: str = "regular") -> str:
     """``text`` without the characters no font has a glyph for, which would otherwise be drawn
     as empty boxes, without the marks stacked beyond ``MAX_MARKS`` and those with no letter
-    of their font before them (an accent on an emoji, a mark first: a dotted circle), and
+    of their font before them (an accent on an emoji, a mark first: a dotted circle; but a
+    line mark the letter's font lacks is kept, drawn from ``face``: see ``_keyed``), and
     U+FE0E in an emoji; ``?`` when nothing visible is left (see ``has_ink``).  The text
     equivalents keep the full text."""
     kept = _kept(text, face)
@@ -319,59 +334,118 @@ def drawable(text: str, face: str = "regular") -> str:
 @lru_cache(maxsize=4096)
 def runs(text: str, face: str) -> tuple[tuple[str, str], ...]:
     """``text`` as drawn (see ``drawable``), cut into runs of one font each: ``(run, face)``
-    (``EMOJI`` runs hold whole emoji only)."""
+    (``EMOJI`` runs hold whole emoji only; a run that starts with a mark is an overlay, marks
+    only, drawn over the letter before it with no advance: see ``_keyed``)."""
     out: list[tuple[str, str]] = []
     pieces = _keyed(drawable(text, face), face)
     # right-to-left letters among runs of several fonts: each run also holds one direction
     # only (left to right, right to left, or neither: spaces, brackets, digits), so that the
     # runs can be put in the bidi algorithm's order (``_visual_order``); text of one font is
-    # one run, which Raqm orders whole, as a paragraph
+    # one run, which Raqm orders whole, as a paragraph.  A mark or joiner stays in its
+    # letter's run whatever its direction (alone, Raqm would draw it on a dotted circle); a
+    # run that starts with a mark is an overlay (``_keyed``), which takes only marks
     bidi = (len({key for _, key in pieces}) > 1
             and any(_direction(piece) == "R" for piece, _ in pieces))
     kind: str | None = None  # the direction of the run being built
+    overlay = False  # whether the run being built is an overlay
     for piece, key in pieces:
         turn = (_direction(piece) or "N") if bidi else None
-        if out and out[-1][1] == key and turn == kind:
+        if out and out[-1][1] == key and (
+                (turn == kind and not overlay) or (key != EMOJI and _joins(piece))):
             out[-1] = (out[-1][0] + piece, key)
         else:
             out.append((piece, key))
-            kind = turn
+            kind, overlay = turn, _is_overlay(piece)
     return tuple(out)
+
+
+MATH = "math"
+"""The face key of the math font (``SCRIPT_FILES``)."""
+_LETTERLIKE = frozenset(map(ord, "ℎℬℰℱℋℐℒℳℛℯℊℴℭℌℑℜℨℂℍℕℙℚℝℤ"))
+"""The Letterlike Symbols that stand for the letters missing from Unicode's mathematical
+alphabets (there is no mathematical script e nor fraktur C: fancy-text generators write ℯ,
+ℭ).  DejaVu has most of them, in its own style: beside mathematical letters they are drawn
+by the math font, as one alphabet."""
+_OVERLAYS = frozenset((0x0305, 0x0332, 0x0333, 0x033F, *range(0x0334, 0x0339)))
+"""The combining marks that draw a line through, under or over a letter whatever its shape:
+strike-through (U+0336, U+0334, U+0335), slashes (U+0337, U+0338), underlines (U+0332,
+U+0333), overlines (U+0305, U+033F), as fancy-text generators put after every letter.  When
+the letter's font lacks one, it is drawn from the text's face over the letter (an overlay)."""
+_MATH_LETTERS = range(0x1D400, 0x1D800)
+"""Unicode's Mathematical Alphanumeric Symbols (𝐁𝐨𝐥𝐝, 𝓢𝓬𝓻𝓲𝓹𝓽, 𝟏𝟐𝟑...), drawn by the math font."""
+_JOINERS = "\u200c\u200d"
 
 
 def _keyed(text: str, face: str) -> list[tuple[str, str]]:
     """``text``'s emoji and characters with the font of each (``EMOJI``, ``face`` or a
     fallback); a mark or joiner goes with the letter before it when that letter's font has it,
-    a space with the text before it; a mark that cannot (first, after a space or an emoji,
-    or its letter's font lacks it) is left out."""
+    a space with the text before it; a line mark (``_OVERLAYS``) the letter's font lacks is an
+    overlay drawn from ``face`` (keyed ``face``: ``text_layers`` draws it over the letter); any
+    other mark that cannot (first, after a space or an emoji, or its letter's font lacks it)
+    is left out.  A letterlike symbol standing for a mathematical letter (``_LETTERLIKE``)
+    goes to the math font after a run of it or before a mathematical letter."""
     covered = _COVERED[face]
     fonts = _fallback_fonts()
     out: list[tuple[str, str]] = []
+    letter: str | None = None  # the font of the last piece that is not an overlay
+    at = 0  # where ``piece`` is in ``text``
     for piece, emoji in _clusters(text):
+        at += len(piece)
         before = out[-1][1] if out else None
         if emoji:
             out.append((piece.replace("\ufe0e", ""), EMOJI))
+            letter = EMOJI
             continue
-        has = covered if before == face else fonts.get(before or "", frozenset())
-        if (_joins(piece) and before not in (None, EMOJI) and ord(piece) in has
-                and not out[-1][0][-1:].isspace()):
-            key = before  # (a mark or joiner stays with its letter)
-        elif unicodedata.category(piece)[0] == "M":
+        o = ord(piece)
+        if _joins(piece) and before not in (None, EMOJI) and not out[-1][0][-1:].isspace():
+            has = covered if before == face else fonts.get(before or "", frozenset())
+            if o in has:  # (a mark or joiner stays with its letter)
+                out.append((piece, before))
+                continue
+            if o in _OVERLAYS and o in covered:
+                out.append((piece, face))
+                continue
+            if before == face != letter and o in fonts.get(letter or "", ()):
+                i = len(out)  # a mark of the letter after its overlay: put with the letter
+                while out[i - 1][1] == face:
+                    i -= 1
+                out.insert(i, (piece, letter or ""))
+                continue
+        if unicodedata.category(piece)[0] == "M":
             continue  # a mark with no letter of its font before it: a dotted circle
-        elif piece == " " and before not in (None, EMOJI):  # a space stays in its text's run
-            key = before
-        elif ord(piece) in covered:
+        if piece == " " and letter not in (None, EMOJI):  # a space stays in its text's run
+            key = letter
+        elif o in _LETTERLIKE and o in fonts.get(MATH, ()) and (
+                letter == MATH or _math_next(text, at)):
+            key = MATH
+        elif o in covered:
             key = face
         else:
-            key = _fallback(ord(piece), before)
+            key = _fallback(o, letter)
         out.append((piece, key))
+        letter = key
     return out
+
+
+def _math_next(text: str, at: int) -> bool:
+    """Whether the first character from ``at`` on that is neither a letterlike symbol
+    (``_LETTERLIKE``) nor a mark is a mathematical letter: "ℛℴ𝒷ℯ𝓇𝓉" starts with the math
+    font."""
+    for ch in text[at:]:
+        if ord(ch) not in _LETTERLIKE and not _joins(ch):
+            return ord(ch) in _MATH_LETTERS
+    return False
+
+
+def _is_overlay(run: str) -> bool:
+    """Whether a run of ``runs`` is an overlay: marks drawn over the letter before them."""
+    return unicodedata.category(run[0])[0] == "M"
 
 
 def _joins(ch: str) -> bool:
     """Whether ``ch`` belongs to the letter before it: a combining mark or a zero-width
     (non-)joiner, shaped with it in one run."""
-    return ch in "\u200c\u200d" or unicodedata.category(ch)[0] == "M"
+    return ch in _JOINERS or unicodedata.category(ch)[0] == "M"
 
 
 def shown_name(name: str, number: int) -> str:
@@ -387,7 +461,10 @@ def can_draw(name: str) -> bool:
 
 
 def _advance(run: str, key: str, size: int) -> float:
-    """The pen's advance over ``run`` in ``key``'s font at ``size`` pixels."""
+    """The pen's advance over ``run`` in ``key``'s font at ``size`` pixels (none over an
+    overlay: see ``_keyed``)."""
+    if _is_overlay(run):
+        return 0.0
     if key == EMOJI:
         return font(EMOJI, EMOJI_PPEM).getlength(run) * size * EMOJI_SCALE / EMOJI_PPEM
     return font(key, size).getlength(run)
@@ -452,18 +529,27 @@ def text_layers(text: str, face: str, size: int,
     # script fonts are bold already)
     stroke = size // 30 if face != "regular" else 0
     order, directions = _visual_order(parts)
+    starts = [0.0] * len(parts)  # where the pen starts each run
     for k in order:
-        (run, key), advance = parts[k], advances[k]
+        starts[k] = x
+        x += advances[k]
+    for k in order:
+        (run, key), x = parts[k], starts[k]
         if key == EMOJI:
             if colour is None:
                 colour = Image.new("RGBA", canvas.size, (0, 0, 0, 0))
             picture, left, top = emoji_picture(run, size)
             colour.alpha_composite(picture, (max(0, round(x) + left), max(0, baseline + top)))
+        elif _is_overlay(run):  # (on a zero-width space: alone, Raqm adds a dotted circle)
+            letters, letters_key = parts[k - 1]
+            x = _overlay_pen(run, key, size, graphemes(letters)[-1], letters_key,
+                             (starts[k - 1], advances[k - 1]), directions[k - 1] == "rtl")
+            draw.text((x, baseline), "\u200b" + run, font=font(key, size), fill=255,
+                      anchor="ls", direction="ltr")
         else:  # (a bracket of a right-to-left stretch is drawn mirrored, as Discord does)
             draw.text((x, baseline), run, font=font(key, size), fill=255, anchor="ls",
                       stroke_width=stroke if key == CJK else 0, stroke_fill=255,
                       direction=directions[k])
-        x += advance
     ink = _union(canvas.getbbox(), colour.getbbox() if colour is not None else None)
     ink = ink or (pad, baseline - 1, pad + 1, baseline)
     # from the pen's start to its end (as Pillow's own boxes), taller where the ink is
@@ -475,6 +561,19 @@ def text_layers(text: str, face: str, size: int,
     return _clip_to_line(canvas.crop(box), colour.crop(box) if colour is not None else None,
                          round(box[0] - ax), round(box[1] - ay), face, size, anchor,
                          frozenset(key for _, key in parts))
+
+
+def _overlay_pen(run: str, key: str, size: int, letter: str, letter_key: str,
+                 span: tuple[float, float], rtl: bool) -> float:
+    """Where to put the pen to draw the overlay ``run`` (marks of ``key``'s font, after a
+    zero-width space) centred over ``letter``, the last letter of the run before it, drawn in
+    ``letter_key``'s font from ``span`` (its start and advance): at its right end, or its left
+    end when drawn right to left."""
+    start, advance = span
+    width = _advance(letter, letter_key, size)
+    centre = start + (width / 2 if rtl else advance - width / 2)
+    left, _, right, _ = font(key, size).getbbox("\u200b" + run, anchor="ls")
+    return centre - (left + right) / 2
 
 
 def _union(a: tuple[int, int, int, int] | None,

@@ -376,7 +376,8 @@ def test_a_mark_after_an_emoji_or_script_letter_adds_no_dotted_circle(text: str,
     a mark has no advance, so the text should be as wide as its base. (fixed: U+FE0E belongs to
     the emoji before it (fonts._EMOJI_TAIL) and is left out of the drawing; a mark with no
     letter of its font before it (first, after a space or an emoji, or its letter's font lacks
-    it) is left out (fonts._keyed).)"""
+    it) is left out (fonts._keyed), but for a line mark (strike-through, underline) after a
+    letter, drawn over it from DejaVu with no advance: "สม\u0334" shows its tilde.)"""
     assert text_width(text, "bold", 24) <= text_width(base, "bold", 24) + 2
     if text.endswith("\ufe0e"):
         assert text_layers(text, "bold", 24, "lm")[0].getbbox() is None  # no letter ink
