@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(PY) -m bench.solver --no-stay
 	$(PY) -m bench.rollouts
 	$(PY) -m bench.boards
+	$(PY) -m bench.review
 
 bench-ai: $(STAMP)
 	$(PY) -m bench.ai

@@ -34,6 +34,7 @@ from engine.cards import SUIT_SYMBOLS, sort_cards
 from engine.evaluator import describe_value
 from engine.hand import Requirement
 from engine.notation import format_move, parse_move
+from engine.review import COMPARE_SIMULATIONS, describe_review, review
 from engine.rules import RulesError
 
 SIMS_ENV = "OFC_PLAY_SIMS"
@@ -57,6 +58,7 @@ HELP = """\
   [cyan]auto[/cyan]               let the AI choose (and play) your move
   [cyan]hint[/cyan]               show what the AI would play, without playing it
   [cyan]board[/cyan]              draw the table again
+  [cyan]review[/cyan]             your play in the last hand against the AI's
   [cyan]surrender[/cyan]          give up this hand (scores as a foul; chinese: pays the surrender)
   [cyan]declare <natural>[/cyan]  chinese: declare six pairs, three straights, three flushes or dragon
   [cyan]help[/cyan]               this text
@@ -114,6 +116,7 @@ class Game:
         fantasyland: int = 0,
         four_colour: bool = True,
         image_prefix: str | None = None,
+        review_each: bool = False,
     ) -> None:
         """``image_prefix`` names the images (default: after the seed; a random seed must
         not be written where the player sees it before the game ends: it gives the deck)."""
@@ -148,6 +151,10 @@ class Game:
             except ImportError:  # (Windows: the console edits lines itself)
                 pass
         self.start_fantasyland = fantasyland
+        self.review_each = review_each
+        """Review the human's play after each hand (``--review``)."""
+        self.last_hand: Hand | None = None
+        """The last finished hand (the ``review`` command's)."""
         # an output that cannot show ♠♥♦♣ (an ASCII terminal) gets Ah, and '.' for an empty slot
         unicode = _can_show(console, "♠♥♦♣·")
         self.suits: Mapping[str, str] = SUIT_SYMBOLS if unicode else LETTER_SUITS
@@ -370,6 +377,12 @@ class Game:
         if word in ("board", "table", "show"):
             self.draw_table(hand, seat)
             return True
+        if word == "review" and alone:
+            if self.last_hand is None:
+                self.error("No hand has finished yet: 'review' looks at the last one.")
+            else:
+                self.review(self.last_hand, self.hand_no - 1)
+            return True
         if word in ("auto", "hint", "suggest"):
             self.auto(hand, seat, req, play=word == "auto")
             return True
@@ -409,6 +422,20 @@ class Game:
         if play:
             hand.place(seat, s.placements, s.discards)
             self.say(f"  You play {escape(format_move(s.placements, s.discards))}.")
+
+    def review(self, hand: Hand, number: int) -> None:
+        """Your decisions in a finished hand against the AI's (``engine.review``)."""
+        self.say(f"[bold]Your play in hand {number}[/], against the AI's (thinking...)")
+        if self.sims is None:
+            found = review(hand.to_json(), 0)
+        else:  # (the tests' fixed, small number of futures)
+            found = review(hand.to_json(), 0, self.sims, self.sims)
+        text = describe_review(found, COMPARE_SIMULATIONS if self.sims is None else self.sims)
+        self.say(f"  {escape(text.summary)}")
+        for line in text.decisions:
+            self.say(f"  {escape(line)}")
+        for note in text.notes:
+            self.say(f"  [dim]{escape(note)}[/]")
 
     # -- showdown -----------------------------------------------------------------------------------
     def showdown(self, hand: Hand) -> None:
@@ -493,6 +520,9 @@ class Game:
                          f"button: {escape(self.names[button])}")
                 self.play_hand(hand)
                 self.showdown(hand)
+                self.last_hand = hand
+                if self.review_each:
+                    self.review(hand, k)
                 fantasyland = hand.fantasyland_next
                 button = next_button(button, n, fantasyland, self.rules)
         except (Quit, KeyboardInterrupt):  # quit, end of input or Ctrl-C
@@ -599,6 +629,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a table option, as in /ofc options (repeatable): strict_top=on, "
                    "scoring=1-4, moon=on, progressive=off, dragon=20, ...")
+    p.add_argument("--review", action="store_true",
+                   help="after each hand, your play against the AI's (as the review command)")
     p.add_argument("--sims", type=int, default=None, help=argparse.SUPPRESS)
     return p
 
@@ -691,7 +723,7 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
     game = Game(rules, args.name, args.bots, args.level, seed, args.hands, images, sims,
                 stdin, console, args.fantasyland, args.deck == "four",
                 image_prefix=None if args.seed is not None else
-                time.strftime("play-%Y%m%d-%H%M%S"))
+                time.strftime("play-%Y%m%d-%H%M%S"), review_each=args.review)
     game.renderer = renderer
     chosen = f" · seed {escape(seed)}" if args.seed is not None else ""
     console.print(

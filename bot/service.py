@@ -27,6 +27,7 @@ from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json
 from engine.hand import Requirement, Round
 from engine.notation import plural
+from engine.review import Review, decisions, judge
 from engine.rules import NATURAL_NAMES, VARIANTS
 from engine.scoring import Settlement, units_moved
 
@@ -59,6 +60,8 @@ SHUTDOWN_WAIT = 10.0  # seconds ``shutdown`` waits for the tables' tasks to stop
 ROW_NAMES = ("top", "middle", "bottom", "discard")
 REASON_LENGTH = 200
 """The longest reason a grant keeps for the audit log (characters)."""
+REVIEWS_KEPT = 64
+"""Reviews of past hands kept for the next ask (``TableService.review_at``)."""
 PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "month": 30 * 86_400.0, "all": None}
 
 
@@ -531,6 +534,17 @@ class PastHand:
 
 
 @dataclass(frozen=True)
+class HandReview:
+    """A member's decisions in a settled hand, judged (``TableService.review_at``)."""
+
+    number: int
+    table_id: int
+    channel_id: int
+    finished_at: float
+    review: Review
+
+
+@dataclass(frozen=True)
 class PlaceResult:
     text: str
     hand_over: bool
@@ -690,6 +704,10 @@ class TableService:
         self._online = asyncio.Event()
         """Cleared while the gateway is lost (``connection_lost``): no clock plays then."""
         self._online.set()
+        self._reviews: dict[tuple[int, int, int], HandReview] = {}
+        """Reviews made, by (table, hand row, member): a hand's review never changes."""
+        self._reviewing: set[int] = set()
+        """Members whose review is being worked out (one at a time each)."""
 
     @property
     def notifier(self) -> SafeNotifier:
@@ -2902,15 +2920,93 @@ class TableService:
     async def past_hand_at(self, guild_id: int, table_id: int, number: int) -> PastHand:
         """``past_hand`` of table ``table_id`` of this server, wherever it is now (a replay's
         buttons name their table: the channel may have another since)."""
+        table = await self._guild_table(guild_id, table_id)
+        return await self._past_hand(table, table.status == "closed", number)
+
+    async def _guild_table(self, guild_id: int, table_id: int) -> TableRow:
+        """Table ``table_id``'s record, open or closed, if it is of this server."""
         if not 0 < table_id < 2**63:  # (an id SQLite cannot hold names no table)
             raise ServiceError("That table's record is gone.")
         t = self.tables.get(table_id)
         table = t.row if t is not None else await self.store.get_table(table_id)
         if table is None or table.guild_id != guild_id:
             raise ServiceError("That table's record is gone.")
-        return await self._past_hand(table, table.status == "closed", number)
+        return table
 
-    async def _past_hand(self, table: TableRow, closed: bool, number: int) -> PastHand:
+    # ---------------------------------------------------------------- reviews of past hands
+    async def review_here(self, channel_id: int, user_id: int, number: int) -> HandReview:
+        """``review_at`` of hand ``number`` of the channel's table (or of its last one,
+        closed)."""
+        table, _ = await self._record_table(channel_id)
+        return await self._review(table, user_id, number)
+
+    async def review_last(self, guild_id: int, user_id: int) -> HandReview:
+        """``review_at`` of the member's last settled hand in this server, at any table."""
+        last = await self.store.player_hands(guild_id, user_id, 1)
+        if not last:
+            raise ServiceError("You have not finished a hand in this server yet.")
+        table = await self._guild_table(guild_id, last[0].table_id)
+        return await self._review(table, user_id, last[0].number)
+
+    async def review_at(self, guild_id: int, user_id: int, table_id: int,
+                        number: int) -> HandReview:
+        """The member's own decisions in settled hand ``number`` of table ``table_id`` of this
+        server, each measured against the AI's choice (street by street) or the solver's
+        (sets) from what the member could see then (``engine.review``).  Only the member's:
+        another player's decisions would show their discards.  Each decision is judged in
+        the AI's workers on its own (other tables' bots go on between them); the result is
+        kept for the next ask."""
+        return await self._review(await self._guild_table(guild_id, table_id), user_id, number)
+
+    async def _review(self, table: TableRow, user_id: int, number: int) -> HandReview:
+        row, _ = await self._finished_hand(table, number, "review it after its showdown")
+        if row.status != "done":
+            raise ServiceError(f"Hand #{number} was voided (no units moved): it has nothing to "
+                               "review.")
+        key = (table.id, row.id, user_id)
+        kept = self._reviews.get(key)
+        if kept is not None:
+            return kept
+        st = row.state
+        users = [int(u) for u in st.get("users", [])]
+        if user_id not in users:
+            raise ServiceError(f"You did not play hand #{number}: a review is of your own "
+                               "decisions.")
+        seat = users.index(user_id)
+        if user_id in self._reviewing:
+            raise ServiceError("Your last review is still being worked out: wait for it, then "
+                               "ask again.")
+        self._reviewing.add(user_id)
+        try:
+            try:
+                found = await asyncio.to_thread(decisions, st["engine"], seat)
+            except Exception:  # (a log that cannot be played again is not worth a crash)
+                log.exception("table %s hand %s: its log cannot be played again", table.id,
+                              row.id)
+                raise ServiceError(f"Hand #{number}'s moves could not be read back.") from None
+            verdicts = []
+            for decision in found:
+                try:
+                    verdicts.append(await self.thinker.run(judge, decision))
+                except Hung:
+                    raise ServiceError("The AI did not answer in time; please try again.") \
+                        from None
+        finally:
+            self._reviewing.discard(user_id)
+        rules = Rules.from_json(st["engine"]["rules"])
+        result = HandReview(number=number, table_id=table.id, channel_id=table.channel_id,
+                            finished_at=row.finished_at or row.updated_at,
+                            review=Review(seat, rules.variant, tuple(verdicts)))
+        self._reviews[key] = result
+        while len(self._reviews) > REVIEWS_KEPT:
+            self._reviews.pop(next(iter(self._reviews)))
+        return result
+
+    async def _finished_hand(
+        self, table: TableRow, number: int, playing: str
+    ) -> tuple[HandRow, list[HandResult]]:
+        """Hand ``number`` of ``table`` as stored, with its results; refused while it is being
+        played (``playing``: what waits for its showdown)."""
         if number < 1:
             raise ServiceError("Hands are numbered from 1.")
         found = (await self.store.numbered_hand(table.id, number)
@@ -2923,8 +3019,12 @@ class TableService:
                                + ("#1." if last == 1 else f"#1 to #{last}."))
         row, results = found
         if row.status == "playing":
-            raise ServiceError(f"Hand #{number} is being played: its cards are shown at its "
-                               "showdown.")
+            raise ServiceError(f"Hand #{number} is being played: {playing}.")
+        return row, results
+
+    async def _past_hand(self, table: TableRow, closed: bool, number: int) -> PastHand:
+        row, results = await self._finished_hand(table, number,
+                                                 "its cards are shown at its showdown")
         try:
             result = _settled_showdown(row, results) if row.status == "done" else None
         except Exception:  # (a stored state is not worth a crash; the others stay readable)

@@ -42,6 +42,7 @@ from .views import (
     my_hands_view,
     send_panel,
     send_past_hand,
+    send_review,
     surrender_view,
 )
 
@@ -543,6 +544,22 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         where = "the last table here (closed)" if past.closed else "this table"
         await send_past_hand(interaction, past, 0,
                              f"Hand #{number} at {where}, <t:{int(past.finished_at)}:f>:")
+
+    @app_commands.command(
+        name="review", description="Your play in a finished hand against the AI's, privately")
+    @app_commands.describe(hand="A hand's number at this channel's table (default: your last "
+                                "hand in this server)")
+    async def review(
+        self, interaction: discord.Interaction,
+        hand: app_commands.Range[int, 1, 1_000_000_000] | None = None,
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)  # the AI thinks
+        if hand is None:
+            found = await self.service.review_last(_guild_id(interaction), interaction.user.id)
+        else:
+            found = await self.service.review_here(_channel_id(interaction),
+                                                   interaction.user.id, hand)
+        await send_review(interaction, found)
 
     # ---------------------------------------------------------------- money and rankings
     @app_commands.command(name="balance", description="Units in your (or someone's) balance")

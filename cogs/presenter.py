@@ -19,6 +19,7 @@ from bot.service import (
     CLOSE_AFTER,
     CLOSE_UNMARKED,
     ChannelGone,
+    HandReview,
     PanelState,
     PastHand,
     ShowdownResult,
@@ -29,6 +30,7 @@ from bot.store import HandResult
 from engine import Board, Rules
 from engine.cards import cards_from_json
 from engine.hand import Requirement
+from engine.review import describe_review
 from renderer import (
     HandView,
     LeaderboardView,
@@ -107,6 +109,32 @@ def split_message(text: str, limit: int = 1990) -> list[str]:
             current = f"{current}\n{line}" if current else line
     out.append(current)
     return out
+
+
+def review_messages(found: HandReview, heading: str, limit: int = 1990) -> list[str]:
+    """A hand's review (``TableService.review_at``) in messages: ``heading``, its summary,
+    each decision in a code block (one per message when they do not fit in one), then what
+    the values mean."""
+    text = describe_review(found.review)
+    messages = [f"{heading}\n{text.summary}"]
+    block: list[str] = []
+    for line in text.decisions:
+        # (a decision starts at a line that is not indented: keep each whole)
+        if (block and not line.startswith(" ")
+                and len(messages[-1]) + sum(len(x) + 1 for x in block) + len(line) + 12 > limit):
+            messages[-1] += "\n```\n" + "\n".join(block) + "\n```"
+            messages.append("")
+            block = []
+        block.append(line)
+    if block:
+        messages[-1] += "\n```\n" + "\n".join(block) + "\n```"
+    for note in text.notes:
+        line = f"-# {note}"
+        if len(messages[-1]) + len(line) + 1 > limit:
+            messages.append(line)
+        else:
+            messages[-1] += "\n" + line
+    return [m.strip("\n") for m in messages]
 
 
 def in_code(text: str) -> str:
@@ -653,10 +681,9 @@ class Presenter:
 
         file = png(data, f"showdown-{t.id}-{r.hand_no}.png")
         with table_channel(t):
-            if not r.replayable:  # (every hand set at once: no rounds to replay)
-                await channel.send(first, file=file)
-            else:
-                await channel.send(first, file=file, view=showdown_buttons(t.id, r.hand_no))
+            # (every hand set at once: no rounds to replay, but a review)
+            await channel.send(first, file=file,
+                               view=showdown_buttons(t.id, r.hand_no, r.replayable))
             for more in rest:  # 4 players with long names: every pair's result still shown
                 await channel.send(more)
         # (after an edit under way: one that read the old message's id would find it deleted

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import PanelState, PastHand, ServiceError, Stale, TableState
+from bot.service import HandReview, PanelState, PastHand, ServiceError, Stale, TableState
 from bot.store import PlayerHand
 
 from .presenter import (
@@ -26,6 +26,7 @@ from .presenter import (
     render,
     result_summary,
     retire_closed,
+    review_messages,
 )
 
 if TYPE_CHECKING:
@@ -422,6 +423,52 @@ class ReplayFromShowdown(
         await _guard(interaction, run())
 
 
+class ReviewButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ofc:rv:(?P<t>\d+):(?P<h>\d+)",
+):
+    """*Review my play* under a showdown (posted, or shown again by ``/ofc history hand``):
+    the clicking member's own decisions in that hand against the AI's, privately."""
+
+    def __init__(self, table_id: int, hand_no: int) -> None:
+        super().__init__(discord.ui.Button(
+            label="Review my play", emoji="🧠", style=discord.ButtonStyle.secondary,
+            custom_id=f"ofc:rv:{table_id}:{hand_no}",
+        ))
+        self.table_id, self.hand_no = table_id, hand_no
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> ReviewButton:
+        return cls(int(match["t"]), int(match["h"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async def run() -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            service = _bot(interaction).service
+            assert service is not None
+            found = await service.review_at(interaction.guild_id or 0, interaction.user.id,
+                                            self.table_id, self.hand_no)
+            await send_review(interaction, found)
+
+        await _guard(interaction, run())
+
+
+def review_heading(interaction: discord.Interaction, found: HandReview) -> str:
+    """The line above a review: the hand, where it was played when that is not where the
+    member asks from, and when."""
+    where = ("" if interaction.channel_id == found.channel_id
+             else f" at <#{found.channel_id}>")
+    return (f"🧠 **Your play in hand #{found.number}**{where}, <t:{int(found.finished_at)}:f> "
+            f"({found.review.variant}), against the AI's:")
+
+
+async def send_review(interaction: discord.Interaction, found: HandReview) -> None:
+    """A review as private follow-ups of a deferred interaction."""
+    for text in review_messages(found, review_heading(interaction, found)):
+        await interaction.followup.send(text, ephemeral=True)
+
+
 async def past_hand_for(interaction: discord.Interaction, table_id: int,
                         number: int) -> PastHand:
     """Hand ``number`` of table ``table_id`` of this server, for the member asking (a replay's
@@ -470,24 +517,29 @@ async def send_past_hand(interaction: discord.Interaction, past: PastHand, frame
         await interaction.followup.send(more, ephemeral=True)
 
 
-def showdown_buttons(table_id: int, hand_no: int) -> discord.ui.View:
-    """The buttons under a showdown posted in the channel."""
+def showdown_buttons(table_id: int, hand_no: int, replayable: bool = True) -> discord.ui.View:
+    """The buttons under a showdown posted in the channel: its replay (a hand played round
+    by round) and the review of the clicking member's play."""
     view = discord.ui.View(timeout=None)
-    view.add_item(ReplayFromShowdown(table_id, hand_no))
+    if replayable:
+        view.add_item(ReplayFromShowdown(table_id, hand_no))
+    view.add_item(ReviewButton(table_id, hand_no))
     return view
 
 
 def replay_view(past: PastHand, frame: int) -> discord.ui.View | None:
-    """The buttons under a past hand's showdown (``frame`` 0) or round ``frame`` of its
-    replay; none for a hand without rounds (chinese)."""
+    """The buttons under a past hand's showdown (``frame`` 0: its replay, for a hand played
+    round by round, and the review of the member's play) or round ``frame`` of its replay."""
     n = len(past.rounds)
-    if not n:
-        return None
     t, h = past.table_id, past.result.hand_no
     view = discord.ui.View(timeout=None)
     if frame == 0:
-        view.add_item(ReplayButton(t, h, 1, "f"))
+        if n:
+            view.add_item(ReplayButton(t, h, 1, "f"))
+        view.add_item(ReviewButton(t, h))
         return view
+    if not n:
+        return None
     view.add_item(ReplayButton(t, h, max(frame - 1, 1), "p", disabled=frame <= 1))
     view.add_item(ReplayButton(t, h, min(frame + 1, n), "n", disabled=frame >= n))
     view.add_item(ReplayButton(t, h, 0, "s"))
@@ -557,4 +609,4 @@ def my_hands_view(hands: list[PlayerHand], places: dict[int, str] | None = None,
 
 
 DYNAMIC_ITEMS = (OpenPanelButton, PanelButton, PanelSelect, SurrenderButton, ReplayButton,
-                 ReplayFromShowdown, MyHandsSelect)
+                 ReplayFromShowdown, ReviewButton, MyHandsSelect)

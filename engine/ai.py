@@ -112,6 +112,7 @@ __all__ = [
     "Suggestion",
     "analyse",
     "choose_move",
+    "compare_moves",
     "choose_natural",
     "describe_move",
     "set_move",
@@ -1154,6 +1155,56 @@ def analyse(
         batch, None if budget is None else start + _SAFETY * budget, simulations,
         config.first_halving or _FIRST_HALVING,
     )
+
+
+def compare_moves(
+    hand: Hand,
+    seat: int,
+    moves: Sequence[Move],
+    simulations: int,
+    rng: random.Random,
+    config: AIConfig = DEFAULT_CONFIG,
+) -> tuple[list[Candidate], list[float]]:
+    """``moves`` (street moves of ``seat``, at least one) played out on the same
+    ``simulations`` sampled futures, none dropped: their candidates in the order given, and the
+    standard error of each one's difference with the first (0 for the first, and for every
+    move of a street that finishes the board, which is scored exactly).  What
+    ``engine.review`` measures a player's move against the AI's with."""
+    req = hand.requirement(seat)
+    if req is None or req.is_set:
+        raise ValueError("compare_moves is for street decisions")
+    if not moves:
+        raise ValueError("Nothing to compare")
+    model = _model(hand.rules, config)
+    ctx = _Context(model, _opponents(hand, seat, model))
+    board = hand.boards[seat]
+    afters = [_after(board, m) for m in moves]
+    statics = [model.q(a[0], a[1], a[2]) for a in afters]
+    free = sum(afters[0][3:])
+    if free == 0:
+        out = []
+        for move, a, st in zip(moves, afters, statics, strict=True):
+            v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
+                                          _VALUES[a[2] & MASK])
+            out.append(Candidate(move, v, st, 0, float(foul), float(roy), float(flc > 0), True))
+        return out, [0.0] * len(out)
+    seen = hand.cards_seen_by(seat)
+    unseen = [c for c in DECK if c not in seen]
+    spec = hand.spec
+    pineapple = spec.street_deal != spec.street_keep
+    need = min(free // spec.street_keep * spec.street_deal if pineapple else free, len(unseen))
+    batch = (_compiled_batch(ctx, unseen, need, rng, pineapple) if COMPILED
+             else _python_batch(ctx, unseen, need, rng, pineapple))
+    done, values, fouls, roys, fls = batch(afters, max(2, simulations), None, 0)
+    out = [Candidate(move, sum(vals) / done, st, done, fouls[k] / done, roys[k] / done,
+                     fls[k] / done)
+           for k, (move, st, vals) in enumerate(zip(moves, statics, values, strict=True))]
+    errors = []
+    for vals in values:
+        d = [x - y for x, y in zip(values[0], vals, strict=True)]
+        mean = sum(d) / done
+        errors.append(math.sqrt(sum((x - mean) ** 2 for x in d) / (done - 1) / done))
+    return out, errors
 
 
 _After = tuple[int, int, int, int, int, int]

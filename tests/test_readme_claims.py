@@ -364,8 +364,9 @@ def test_what_the_make_targets_run() -> None:
     assert any("pytest" in x for x in r["test"])
     assert r["bench"] == ["$(PY) -m bench.engine", "$(PY) -m bench.render",
                           "$(PY) -m bench.solver --no-stay", "$(PY) -m bench.rollouts",
-                          "$(PY) -m bench.boards"]
-    assert "| `make bench` | engine, renderer, solver, AI-rollout and leaderboard" in README
+                          "$(PY) -m bench.boards", "$(PY) -m bench.review"]
+    assert ("| `make bench` | engine, renderer, solver, AI-rollout, leaderboard/stats and "
+            "review" in README)
     assert r["bench-ai"] == ["$(PY) -m bench.ai"]
     assert r["bench-latency"] == ["$(PY) -m bench.latency"]
     assert r["gallery"] == ["$(PY) -m renderer.gallery docs/images"]

@@ -86,6 +86,24 @@ def test_several_hands_carry_on_and_quit() -> None:
     assert out.count("AI:") == 6 and out.count("You play") == 5
 
 
+def test_review_the_last_hand_by_command_and_after_every_hand() -> None:
+    """``review`` (at the next hand's prompt) and ``--review`` (after each showdown): the
+    human's decisions against the AI's, round by round; before any hand has finished,
+    ``review`` says there is none."""
+    code, out = run(["--variant", "pineapple", "--hands", "2", "--seed", "t9", *FAST],
+                    ["review", "auto", "auto", "auto", "auto", "auto", "review", "quit"])
+    assert code == 0
+    assert "No hand has finished yet: 'review' looks at the last one." in out
+    review = out.split("Your play in hand 1, against the AI's")[1]
+    assert [int(n) for n in re.findall(r"^  Round (\d) · ", review, re.M)] == [1, 2, 3, 4, 5]
+    assert review.count("  you ") == 5
+    assert "over 12 simulated finishes" in review  # (the tests' small number of futures)
+    code, out = run(["--variant", "ofc", "--seed", "t9", "--review", *FAST], ["auto"] * 9)
+    assert code == 0
+    review = out.split("Showdown, hand 1")[1].split("Your play in hand 1, against the AI's")[1]
+    assert [int(n) for n in re.findall(r"^  Round (\d) · ", review, re.M)] == list(range(1, 10))
+
+
 def test_end_of_input_quits() -> None:
     code, out = run(["--seed", "t5", *FAST], [])
     assert code == 0 and "Bye." in out

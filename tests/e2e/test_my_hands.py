@@ -94,7 +94,7 @@ async def test_my_hands_list_every_table_and_show_any_of_them_again(tmp_path: An
         assert re.match(rf"Hand #1 at <#{w.chan.id}>, <t:\d+:f>:\n", shown.content)
         assert shown.content.endswith(live_first.content)
         assert [data for _, data in shown.files] == [data for _, data in live_first.files]
-        assert [b["label"] for b in shown.buttons()] == ["⏪ Replay: round 1"]
+        assert [b["label"] for b in shown.buttons()] == ["⏪ Replay: round 1", "Review my play"]
         again = await w.select(w.alice, r.message, "ofc:mh", [f"{first.id}:1"])
         assert again.followups[0].content == shown.content
         # replayed round by round and back to its showdown, it still says where it was played

@@ -343,7 +343,7 @@ async def test_chinese_dragon_surrender_and_foul_each_players_line_and_menu(
         assert shown.ephemeral and text.endswith(posted.split("\n💸")[0]), text
         assert not named(text, set(CAROL.split())), named(text, set(CAROL.split()))
         assert named(text, set(BOB_DRAGON.split())) == set(BOB_DRAGON.split())
-        assert not sent(shown)[0].buttons()
+        assert [b["label"] for b in sent(shown)[0].buttons()] == ["Review my play"]
         # the plain list: every seat, as the lines of /ofc history said before the feature
         r = await w.slash(w.dave, "ofc history")
         for who, tag in ((w.bob, " (dragon)"), (w.carol, " (surrendered)"),

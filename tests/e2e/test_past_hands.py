@@ -113,8 +113,10 @@ async def test_a_chinese_surrender_stays_unseen_in_a_closed_tables_hand(
         assert "surrender" in r.content.lower()
         assert not named(r.content, bob_cards)
         assert [data for _, data in r.files] == [data for _, data in live.files]
-        assert r.message is not None and r.message.buttons() == []  # set at once: no rounds
-        assert live.buttons() == []
+        # set at once: no rounds to replay, only the review of one's play
+        assert r.message is not None
+        assert [b["label"] for b in r.message.buttons()] == ["Review my play"]
+        assert [b["label"] for b in live.buttons()] == ["Review my play"]
         w.fake.assert_clean()
 
 
@@ -133,7 +135,7 @@ async def test_the_buttons_replay_a_hand_round_by_round_without_the_discards(
         r = await w.slash(w.carol, "ofc history", hand=1)
         shown = r.message
         assert shown is not None and shown.ephemeral
-        assert [b["label"] for b in shown.buttons()] == ["⏪ Replay: round 1"]
+        assert [b["label"] for b in shown.buttons()] == ["⏪ Replay: round 1", "Review my play"]
         seen: list[int] = []
         click = await w.click(w.carol, shown, label="⏪ Replay: round 1")
         for k in range(1, 6):
@@ -196,7 +198,7 @@ async def test_replay_under_the_posted_showdown_answers_the_clicker_privately(
                           next_hand_delay=30) as w:
         t, discards = await pineapple_hand_played(w)
         live = await showdown_of(w, 1)
-        assert [b["label"] for b in live.buttons()] == ["Replay"]
+        assert [b["label"] for b in live.buttons()] == ["Replay", "Review my play"]
         before = (live.content, live.files, live.components)
         click = await w.click(w.dave, live, label="Replay")
         m = click.message
