@@ -295,8 +295,8 @@ async def test_a_forged_value_does_not_show_a_private_threads_hand_to_a_non_memb
 # --------------------------------------------------------------------------- variants
 def totals_posted(showdown: str, name: str) -> tuple[int, int | None]:
     """A player's points and units as the posted showdown says them."""
-    m = re.search(rf"^{name} — .*total ([+−-]\d+) points(?:, ([+−-]\d+) units)?", showdown,
-                  re.M)
+    m = re.search(rf"^{name} — .*total ([+−-]\d+) points?(?:, ([+−-]\d+) units?)?",
+                  showdown, re.M)  # ("total −1 point": one point is not "points")
     assert m, (name, showdown)
 
     def num(x: str) -> int:
