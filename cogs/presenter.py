@@ -117,15 +117,19 @@ def review_messages(found: HandReview, heading: str, limit: int = 1990) -> list[
     the values mean."""
     text = describe_review(found.review)
     messages = [f"{heading}\n{text.summary}"]
-    block: list[str] = []
+    decisions: list[list[str]] = []  # (a decision: its unindented line and those under it)
     for line in text.decisions:
-        # (a decision starts at a line that is not indented: keep each whole)
-        if (block and not line.startswith(" ")
-                and len(messages[-1]) + sum(len(x) + 1 for x in block) + len(line) + 12 > limit):
+        if not decisions or not line.startswith(" "):
+            decisions.append([])
+        decisions[-1].append(line)
+    fence = len("\n```\n") + len("\n```")
+    block: list[str] = []
+    for lines in decisions:
+        if block and len(messages[-1]) + fence + len("\n".join(block + lines)) > limit:
             messages[-1] += "\n```\n" + "\n".join(block) + "\n```"
             messages.append("")
             block = []
-        block.append(line)
+        block += lines
     if block:
         messages[-1] += "\n```\n" + "\n".join(block) + "\n```"
     for note in text.notes:

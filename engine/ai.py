@@ -1099,8 +1099,13 @@ def analyse(
     simulations: int | None = None,
     config: AIConfig = DEFAULT_CONFIG,
     candidates: int | None = None,
+    include: Sequence[Move] = (),
+    points: bool = False,
 ) -> list[Candidate]:
-    """Every examined street move for ``seat``, best first (not for whole sets)."""
+    """Every examined street move for ``seat``, best first (not for whole sets); the moves
+    in ``include`` are examined too, whatever their rank by the value.  ``points``: the
+    moves are valued in points, a finish that fouls at what it loses (the rollouts still
+    play as the AI's; see ``compare_moves``), not with the AI's risk aversion."""
     start = time.perf_counter()
     req = hand.requirement(seat)
     if req is None:
@@ -1114,13 +1119,15 @@ def analyse(
     board = hand.boards[seat]
     moves = street_moves(req)
     afters = [_after(board, m) for m in moves]
+    unfair = _risk_aversion(ctx, hand.rules) if points else 0.0
     if sum(afters[0][3:]) == 0:  # the move finishes the board: exact
         statics = [model.q(a[0], a[1], a[2]) for a in afters]
         out = []
         for move, a, st in zip(moves, afters, statics, strict=True):
             v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
                                           _VALUES[a[2] & MASK])
-            out.append(Candidate(move, v, st, 0, float(foul), float(roy), float(flc > 0), True))
+            out.append(Candidate(move, v + unfair * foul, st, 0, float(foul), float(roy),
+                                 float(flc > 0), True))
         # a clean board first, then the value; the static value breaks ties
         out.sort(key=lambda c: (-c.foul_rate, c.value, c.static), reverse=True)
         return out
@@ -1138,7 +1145,9 @@ def analyse(
         statics = [x + o for x, o in zip(statics, offsets, strict=True)]
     order = sorted(range(len(moves)), key=lambda i: -statics[i])
     cap = candidates if candidates is not None else _CANDIDATES[level]
+    wanted = [i for i, m in enumerate(moves) if any(_same_move(m, x) for x in include)]
     order = order[: max(1, cap)]
+    order += [i for i in wanted if i not in order]
     if budget is None and simulations is None:
         budget = LEVELS[level]
     free = sum(afters[0][3:])
@@ -1148,6 +1157,8 @@ def analyse(
     need = min(need, len(unseen))
     batch = (_compiled_batch(ctx, unseen, need, rng, pineapple) if COMPILED
              else _python_batch(ctx, unseen, need, rng, pineapple))
+    if points:
+        batch = _in_points(batch, ctx.foul_value, unfair)
     if offsets is not None:
         batch = _shifted(batch, {afters[i]: offsets[i] for i in order})
     return _simulate(
@@ -1155,6 +1166,11 @@ def analyse(
         batch, None if budget is None else start + _SAFETY * budget, simulations,
         config.first_halving or _FIRST_HALVING,
     )
+
+
+def _same_move(a: Move, b: Move) -> bool:
+    """The same cards on the same rows and the same discards (in any order)."""
+    return frozenset(a[0]) == frozenset(b[0]) and frozenset(a[1]) == frozenset(b[1])
 
 
 def compare_moves(
@@ -1169,7 +1185,11 @@ def compare_moves(
     ``simulations`` sampled futures, none dropped: their candidates in the order given, and the
     standard error of each one's difference with the first (0 for the first, and for every
     move of a street that finishes the board, which is scored exactly).  What
-    ``engine.review`` measures a player's move against the AI's with."""
+    ``engine.review`` measures a player's move against the AI's with.
+
+    The values are points: the rollouts play as the AI's (whose risk aversion counts a foul
+    ``foul_extra`` points more than it loses), but a finish that fouls is scored at what it
+    loses (every row and the scoop against each opponent who may not foul: ``_in_points``)."""
     req = hand.requirement(seat)
     if req is None or req.is_set:
         raise ValueError("compare_moves is for street decisions")
@@ -1181,20 +1201,23 @@ def compare_moves(
     afters = [_after(board, m) for m in moves]
     statics = [model.q(a[0], a[1], a[2]) for a in afters]
     free = sum(afters[0][3:])
+    unfair = _risk_aversion(ctx, hand.rules)
     if free == 0:
         out = []
         for move, a, st in zip(moves, afters, statics, strict=True):
             v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
                                           _VALUES[a[2] & MASK])
-            out.append(Candidate(move, v, st, 0, float(foul), float(roy), float(flc > 0), True))
+            out.append(Candidate(move, v + unfair * foul, st, 0, float(foul), float(roy),
+                                 float(flc > 0), True))
         return out, [0.0] * len(out)
     seen = hand.cards_seen_by(seat)
     unseen = [c for c in DECK if c not in seen]
     spec = hand.spec
     pineapple = spec.street_deal != spec.street_keep
     need = min(free // spec.street_keep * spec.street_deal if pineapple else free, len(unseen))
-    batch = (_compiled_batch(ctx, unseen, need, rng, pineapple) if COMPILED
-             else _python_batch(ctx, unseen, need, rng, pineapple))
+    batch = _in_points(_compiled_batch(ctx, unseen, need, rng, pineapple) if COMPILED
+                       else _python_batch(ctx, unseen, need, rng, pineapple),
+                       ctx.foul_value, unfair)
     done, values, fouls, roys, fls = batch(afters, max(2, simulations), None, 0)
     out = [Candidate(move, sum(vals) / done, st, done, fouls[k] / done, roys[k] / done,
                      fls[k] / done)
@@ -1213,6 +1236,30 @@ _Batch = Any
 royalties, fantasylands)``: every candidate played on the same sampled futures, round after
 round; with a ``budget`` (seconds) it stops before a round would pass it (once ``min_rounds``
 are done)."""
+
+
+def _risk_aversion(ctx: _Context, rules: Rules) -> float:
+    """What the AI's risk aversion adds to a foul's loss in its values (``foul_extra`` times
+    the opponents who may not foul)."""
+    config = ctx.model.config
+    extra = config.ofc_foul_extra if rules.variant == "ofc" else config.foul_extra
+    return extra * (sum(1.0 - o.q for o in ctx.opponents) if ctx.opponents else 1.0)
+
+
+def _in_points(batch: _Batch, foul_value: float, unfair: float) -> _Batch:
+    """``batch`` whose values count a finish that fouls at what it loses, without the AI's
+    risk aversion (``unfair``).  A fouled finish is recognised by its value, the context's
+    ``foul_value``: no clean finish scores exactly that (it would take rows worth the
+    foul's loss and extra to the last bit; the counts of fouls agree, tests/engine)."""
+
+    def points(
+        afters: list[_After], rounds: int, budget: float | None, min_rounds: int
+    ) -> tuple[int, list[list[float]], list[int], list[int], list[int]]:
+        done, values, fouls, roys, fls = batch(afters, rounds, budget, min_rounds)
+        values = [[v + unfair if v == foul_value else v for v in vals] for vals in values]
+        return done, values, fouls, roys, fls
+
+    return points
 
 
 def _street_bias(model: _Model, config: AIConfig, afters: list[_After]) -> list[float] | None:

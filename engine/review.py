@@ -11,24 +11,30 @@ whole hand's review.  ``review`` judges every decision (the terminal game, tests
 How a decision is measured
 --------------------------
 * A street decision (ofc, pineapple): the AI's search at the strong level's width (the best
-  ``REVIEW_CANDIDATES`` moves by the board value) on ``REVIEW_SIMULATIONS`` futures, with no time
-  limit, picks its move.  The player's move and the AI's are then played out on the same
-  ``COMPARE_SIMULATIONS`` new futures (``engine.ai.compare_moves``, none dropped): the values
-  are the points each move was expected to bring from that moment (rows against what the seat
-  could see of the others, royalties, a fantasyland at what it is expected to bring), and the
-  difference has a standard error.  A move that finishes the board is scored exactly.  The
-  futures are seeded from the redacted hand and the decision's number: a review gives the same
-  answer every time, whatever the machine's load.
+  ``REVIEW_CANDIDATES`` moves by the board value, and the player's move) on
+  ``REVIEW_SIMULATIONS`` futures, with no time limit, then its last ``FINALISTS`` moves and
+  the player's played again on futures of their own, none dropped (the halving of the
+  search's field judges on few futures and can drop the best): the best of those is the AI's
+  move.  The player's move and the AI's are then played out on ``COMPARE_SIMULATIONS`` new
+  futures (``engine.ai.compare_moves``): the values are the points each move was expected to
+  bring from that moment (rows against what the seat could see of the others, royalties, a
+  fantasyland at what it is expected to bring; a foul at what it loses, not with the AI's
+  risk aversion, though the rollouts play as the AI's), and the difference has a standard
+  error.  A move that finishes the board is scored exactly.  The futures are seeded from the
+  redacted hand and the decision's number: a review gives the same answer every time,
+  whatever the machine's load.
 * A fantasyland set: the exact solver (``solve_fantasyland``); a setting is worth its royalties
   plus what staying in fantasyland is worth (the table's ``stay_value``, else
-  ``solver.DEFAULT_STAY_VALUE``); a fouled one loses every row and the scoop to each opponent.
+  ``solver.DEFAULT_STAY_VALUE``) from each opponent; a fouled one loses every row and the
+  scoop to each opponent.
 * A chinese set: ``solver.chinese_setting_value`` (the units the setting is expected to win
-  from one typical opponent) against the best setting, or the natural worth declaring
-  (``natural_worth_declaring``); a declared natural is worth its value.
+  from a typical opponent) against the best setting, or the natural worth declaring
+  (``natural_worth_declaring``); a declared natural is worth its value; from each opponent.
 * A surrender is told, not valued.
 
 A difference within ``max(NOISE, 2 standard errors)`` counts as "about as good": it is not
-counted as a loss (the summary's total is of the clear losses only).
+counted as a loss (the summary's total is of the clear losses only, and of the player's own
+decisions: a move the clock played is shown, not counted).
 """
 
 from __future__ import annotations
@@ -70,10 +76,13 @@ __all__ = [
 REVIEW_CANDIDATES = 24
 """Moves (best by the board value) the search that picks the AI's move examines: the strong
 level's."""
-REVIEW_SIMULATIONS = 2048
+REVIEW_SIMULATIONS = 1024
 """Futures that search plays at most (it drops clearly worse moves on the way)."""
 COMPARE_SIMULATIONS = 2000
 """Futures the player's move and the AI's are both played out on."""
+FINALISTS = 4
+"""The search's best moves played again (with the player's) on ``COMPARE_SIMULATIONS / 2``
+futures of their own, none dropped, to pick the AI's move."""
 NOISE = 0.1
 """Points below which a difference counts as "about as good", whatever its standard error."""
 
@@ -124,6 +133,8 @@ class Verdict:
     played_move: Move | None = None
     best_move: Move | None = None
     only_move: bool = False
+    fantasyland: int = 0
+    """The cards of the seat's fantasyland hand (0: a regular hand)."""
 
     @property
     def difference(self) -> float:
@@ -139,6 +150,11 @@ class Verdict:
         d = self.difference
         return d if d > max(NOISE, 2.0 * self.error) else 0.0
 
+    @property
+    def better(self) -> bool:
+        """The player's move was clearly worth more than the AI's (beyond the noise)."""
+        return -self.difference > max(NOISE, 2.0 * self.error)
+
 
 @dataclass(frozen=True)
 class Review:
@@ -148,7 +164,8 @@ class Review:
 
     @property
     def total_loss(self) -> float:
-        return sum(v.loss for v in self.verdicts)
+        """The clear losses of the player's own decisions (not of moves the clock played)."""
+        return sum(v.loss for v in self.verdicts if not v.auto)
 
 
 def _same(a: Move, b: Move) -> bool:
@@ -197,7 +214,8 @@ def judge(decision: Decision, search: int = REVIEW_SIMULATIONS,
         return Verdict(decision.number, decision.street, decision.kind, decision.cards,
                        "surrender", None, False, None, None, 0.0, False,
                        "a surrender is scored as a foul" if decision.before.rules.variant
-                       != "chinese" else "a surrender pays the table's surrender value")
+                       != "chinese" else "a surrender pays the table's surrender value",
+                       fantasyland=decision.before.fantasyland[decision.seat])
     if decision.kind == "street":
         return _judge_street(decision, search, compare)
     if decision.before.rules.variant == "chinese":
@@ -216,8 +234,17 @@ def _judge_street(d: Decision, search: int, compare: int) -> Verdict:
         return Verdict(d.number, d.street, d.kind, d.cards, text, text, True, None, None, 0.0,
                        d.auto, "the only legal move", played, played, only_move=True)
     found = analyse(hand, seat, "strong", _rng(d, "search"), simulations=search,
-                    candidates=REVIEW_CANDIDATES)
-    best = found[0].move
+                    candidates=REVIEW_CANDIDATES, include=[played], points=True)
+    # the search's last few (and the player's move) again on futures of their own, none
+    # dropped: the halving of its field judges on few futures and can drop the best
+    finalists = [c.move for c in found[:FINALISTS]]
+    if not any(_same(m, played) for m in finalists):
+        finalists.append(played)
+    if len(finalists) > 1 and not found[0].exact:
+        again, _ = compare_moves(hand, seat, finalists, compare // 2, _rng(d, "final"))
+        best = max(again, key=lambda c: c.value).move
+    else:
+        best = found[0].move
     same = _same(best, played)
     compared, errors = compare_moves(hand, seat, [best] if same else [best, played],
                                      compare, _rng(d, "compare"))
@@ -235,6 +262,11 @@ def _foul_value(hand: Hand) -> float:
     """What a fouled set loses to each opponent: every row and the scoop (or overall unit)."""
     rules = hand.rules
     return -(3.0 + rules.scoop_bonus + rules.overall_bonus)
+
+
+def _opponents(hand: Hand) -> int:
+    """The seat's opponents: a set's royalties (or a foul's loss) count against each."""
+    return max(1, hand.n - 1)
 
 
 def _set_board(move: Move) -> Board:
@@ -268,9 +300,12 @@ def _judge_fantasyland(d: Decision) -> Verdict:
     mine, mine_words = _fantasyland_worth(_set_board(played), hand)
     _, best_words = _fantasyland_worth(solution.board, hand)
     same = _same(best, played)
+    k = _opponents(hand)
+    each = f" (each from {k} opponents)" if k > 1 else ""
     return Verdict(d.number, d.street, d.kind, d.cards, format_move(*played),
-                   format_move(*best), same, mine, float(solution.score), 0.0, d.auto,
-                   f"yours: {mine_words}; the solver's: {best_words}", played, best)
+                   format_move(*best), same, mine * k, float(solution.score) * k, 0.0, d.auto,
+                   f"yours: {mine_words}; the solver's: {best_words}{each}", played, best,
+                   fantasyland=len(d.cards))
 
 
 def _judge_chinese(d: Decision) -> Verdict:
@@ -286,14 +321,15 @@ def _judge_chinese(d: Decision) -> Verdict:
     else:
         best_move = (tuple((c, r) for r, row in enumerate(setting.rows) for c in row), ())
         best_text, best_value = format_move(*best_move), setting_value
-    note = ("a setting is worth the units it is expected to win from one typical opponent; "
-            "a natural its value")
+    k = _opponents(hand)
+    note = ("a setting is worth the units it is expected to win from a typical opponent, a "
+            "natural its value" + (f", from each of {k} opponents" if k > 1 else ""))
     if d.kind == "declare":
         assert d.natural is not None
         value = float(rules.natural_values.get(d.natural, 0))
         same = natural is not None and natural[0] == d.natural
         return Verdict(d.number, d.street, d.kind, d.cards, f"declare {d.natural}", best_text,
-                       same, value, best_value, 0.0, d.auto, note)
+                       same, value * k, best_value * k, 0.0, d.auto, note)
     assert d.move is not None
     board = _set_board(d.move)
     value = chinese_setting_value(board, rules)
@@ -301,7 +337,7 @@ def _judge_chinese(d: Decision) -> Verdict:
     if board.is_foul(rules):
         note = "your setting fouls: it loses every row; " + note
     return Verdict(d.number, d.street, d.kind, d.cards, format_move(*d.move), best_text, same,
-                   value, best_value, 0.0, d.auto, note, d.move, best_move)
+                   value * k, best_value * k, 0.0, d.auto, note, d.move, best_move)
 
 
 def review(data: Mapping[str, Any], seat: int, search: int = REVIEW_SIMULATIONS,
@@ -315,12 +351,10 @@ def review(data: Mapping[str, Any], seat: int, search: int = REVIEW_SIMULATIONS,
 
 
 def _label(v: Verdict, variant: str) -> str:
-    if v.kind == "surrender":
-        return f"Round {v.street}" if variant != "chinese" else "Set"
-    if v.kind in ("set", "declare"):
-        if variant == "chinese":
-            return "Set"
-        return f"Fantasyland ({len(v.cards)} cards)"
+    if variant == "chinese":
+        return "Set"
+    if v.fantasyland:
+        return f"Fantasyland ({v.fantasyland} cards)"
     return f"Round {v.street}"
 
 
@@ -345,38 +379,53 @@ def describe_review(review: Review, simulations: int = COMPARE_SIMULATIONS) -> R
     if not vs:
         return ReviewText("You made no decision in this hand.", (), ())
     valued = [v for v in vs if v.played_value is not None and not v.only_move]
-    differ = [v for v in valued if not v.same]
+    mine = [v for v in valued if not v.auto]  # (a move the clock played is not counted)
+    clock = len(valued) - len(mine)
+    differ = [v for v in mine if not v.same]
     lost = sorted((v for v in differ if v.loss), key=lambda v: -v.loss)
-    if not valued:
-        head = "Nothing to judge: " + ("you surrendered." if vs[-1].kind == "surrender" else
-                                       "every move you made was the only legal one.")
+    better = sorted((v for v in differ if v.better), key=lambda v: v.difference)
+    even = len(differ) - len(lost) - len(better)
+    variant = review.variant
+
+    def listed(found: list[Verdict], amount: Any) -> str:
+        shown = ", ".join(f"{_label(v, variant).lower()}: {amount(v):.1f}" for v in found[:3])
+        return shown + (", ..." if len(found) > 3 else "")
+
+    if not mine:
+        head = ("The clock played every decision you had to make." if clock else
+                "Nothing to judge: " + ("you surrendered." if vs[-1].kind == "surrender" else
+                                        "every move you made was the only legal one."))
     elif not differ:
-        head = (f"All {plural(len(valued), 'decision')} you made match the AI's choice."
-                if len(valued) > 1 else "Your decision matches the AI's choice.")
+        head = (f"All {plural(len(mine), 'decision')} you made match the AI's choice."
+                if len(mine) > 1 else "Your decision matches the AI's choice.")
     else:
-        if len(valued) == 1:
-            head = "Your decision differs from the AI's"
-        elif len(differ) == len(valued):
-            head = f"All {len(valued)} of your decisions differ from the AI's"
+        one = len(mine) == 1
+        if one:
+            head = "Your decision differs from the AI's: "
+        elif len(differ) == len(mine):
+            head = f"All {len(mine)} of your decisions differ from the AI's: "
         else:
-            head = f"{len(differ)} of your {len(valued)} decisions differ from the AI's"
+            head = f"{len(differ)} of your {len(mine)} decisions differ from the AI's: "
+        parts = []
         if lost:
-            worst = ", ".join(f"{_label(v, review.variant).lower()}: {v.loss:.1f}"
-                              for v in lost[:3])
-            head += (f"; {'it costs' if len(lost) == 1 else 'they cost'} about "
-                     f"{review.total_loss:.1f} points ({worst}"
-                     + (", ..." if len(lost) > 3 else "") + ")")
-            if len(lost) < len(differ):
-                head += f"; {plural(len(differ) - len(lost), 'other')} about as good"
-            head += "."
-        else:
-            head += (", each about as good." if len(differ) > 1 else ", about as good.")
+            who = "it" if one else str(len(lost))
+            parts.append(f"{who} cost{'s' if one or len(lost) == 1 else ''} about "
+                         f"{review.total_loss:.1f} points ({listed(lost, lambda v: v.loss)})")
+        if even:
+            parts.append(f"{'it is' if one else even} about as good")
+        if better:
+            who = "it is" if one else f"{len(better)} {'is' if len(better) == 1 else 'are'}"
+            parts.append(f"{who} better than the AI's "
+                         f"({listed(better, lambda v: -v.difference)})")
+        head += "; ".join(parts) + "."
+    if clock and mine:
+        head += f" The clock played {plural(clock, 'other')} (not counted)."
     lines: list[str] = []
     for v in vs:
         label = _label(v, review.variant)
         dealt = f" · {cards_text(v.cards)}" if v.cards and v.kind != "surrender" else ""
-        clock = " · the clock played it" if v.auto else ""
-        lines.append(f"{label}{dealt}{clock}")
+        auto = " · the clock played it" if v.auto else ""
+        lines.append(f"{label}{dealt}{auto}")
         if v.played_value is None or v.best is None:
             lines.append(f"  you  {v.played}" + (f" ({v.note})" if v.note else ""))
             continue

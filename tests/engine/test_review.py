@@ -7,6 +7,7 @@ import dataclasses
 import pickle
 import random
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -117,7 +118,8 @@ def test_a_last_street_that_fouls_when_it_need_not_is_scored_exactly() -> None:
     last = judge(decisions(hand.to_json(), 0)[-1], SEARCH, COMPARE)
     assert last.kind == "street" and last.error == 0 and not last.same
     assert last.note == "finishes the board: yours fouls, the AI's does not"
-    assert last.loss == last.difference > 6  # a foul loses every row and the scoop at least
+    assert last.loss == last.difference > 0  # (in points: tests/e2e/test_review_review.py)
+    assert last.played_value is not None and last.played_value < 0
     text = describe_review(review(hand.to_json(), 0, SEARCH, COMPARE))
     assert "Round 5 · " in "\n".join(text.decisions)
     assert "finishes the board: yours fouls, the AI's does not" in [
@@ -245,3 +247,52 @@ def test_the_summary_counts_the_clear_losses_only() -> None:
         assert f"about {r.total_loss:.1f} points" in text.summary
     assert sum(line.startswith("Round ") for line in text.decisions) == 5
     assert text.notes[0].startswith("Values: the points a move was expected to bring")
+
+
+@pytest.mark.parametrize("variant", ["pineapple", "ofc"])
+def test_a_fouled_finish_is_found_by_its_value_and_counted_in_points(variant: str) -> None:
+    """``compare_moves`` (and ``analyse(points=True)``) count a finish that fouls at what it
+    loses, recognising it by its value (``_Context.foul_value``): exactly as many of a
+    candidate's rollouts have that value as it fouled."""
+    import engine.ai as ai
+    from engine.ai import compare_moves
+
+    seen: list[tuple[int, int]] = []
+    compiled = ai._compiled_batch
+
+    def spying(ctx: Any, *args: Any) -> Any:
+        batch = compiled(ctx, *args)
+
+        def counted(afters: Any, rounds: int, budget: Any, least: int) -> Any:
+            out = batch(afters, rounds, budget, least)
+            for values, fouls in zip(out[1], out[2], strict=True):
+                seen.append((sum(v == ctx.foul_value for v in values), fouls))
+            return out
+
+        return counted
+
+    hand = Hand(Rules(variant=variant), ["A", "B", "C"] if variant == "ofc" else ["A", "B"], 1,
+                seed=f"rv-points-{variant}")
+    rng = random.Random(3)
+    for _ in range(4):
+        seat = hand.to_act()[0]
+        hand.place(seat, *rng.choice(street_moves(hand.requirement(seat))))  # type: ignore[arg-type]
+    seat = hand.to_act()[0]
+    moves = street_moves(hand.requirement(seat))[:3]  # type: ignore[arg-type]
+    ai._compiled_batch = spying  # type: ignore[assignment]
+    try:
+        found, errors = compare_moves(hand, seat, moves, 400, random.Random(4))
+    finally:
+        ai._compiled_batch = compiled  # type: ignore[assignment]
+    assert len(seen) == 3 and all(a == b for a, b in seen) and any(b for _, b in seen), seen
+    assert errors[0] == 0 and all(e > 0 for e in errors[1:])
+    assert [c.move for c in found] == moves
+
+
+def test_a_fantasyland_seat_that_surrenders_is_told_under_its_fantasyland() -> None:
+    hand = Hand(Rules(variant="pineapple"), ["A", "B"], 1, {0: 15}, seed="rv-fl-surrender")
+    hand.surrender(0)
+    play(hand, random_policy(random.Random(8)))
+    r = review(hand.to_json(), 0, SEARCH, COMPARE)
+    assert [v.kind for v in r.verdicts] == ["surrender"]
+    assert describe_review(r).decisions[0].startswith("Fantasyland (15 cards)")
