@@ -1,4 +1,5 @@
-"""``ofc-bot``: run the Discord bot (``ofc-bot``), or play in the terminal (``ofc-bot play``)."""
+"""``ofc-bot``: run the Discord bot (``ofc-bot``), play in the terminal (``ofc-bot play``), or
+solve a fantasyland hand (``ofc-bot solve``)."""
 
 from __future__ import annotations
 
@@ -76,9 +77,15 @@ def main(argv: list[str] | None = None) -> int:
             return 0
 
         return play_main(args[1:])
+    if args and args[0] == "solve":
+        from .play import solve_main
+
+        return solve_main(args[1:])
     usage = ("usage: ofc-bot            run the Discord bot (settings from the environment/.env)\n"
              "       ofc-bot play ...   play against the computer in the terminal "
-             "(ofc-bot play --help)")
+             "(ofc-bot play --help)\n"
+             "       ofc-bot solve CARDS...  the best setting of a fantasyland hand "
+             "(ofc-bot solve --help)")
     if args and args[0] in ("-h", "--help", "help"):
         print(usage)
         return 0

@@ -30,12 +30,13 @@ from engine import Board, Card, CardError, Hand, IllegalAction, Rules, next_butt
 from engine.ai import LEVELS, choose_move, choose_natural, suggest
 from engine.autoplay import foul_confirmed, foul_warning
 from engine.board import ROW_SIZES, ROWS
-from engine.cards import SUIT_SYMBOLS, sort_cards
+from engine.cards import SUIT_SYMBOLS, parse_cards, sort_cards
 from engine.evaluator import describe_value
 from engine.hand import Requirement
 from engine.notation import format_move, parse_move
 from engine.review import COMPARE_SIMULATIONS, describe_review, review
 from engine.rules import RulesError
+from engine.solver import check_fantasyland_cards, describe_solution, solve_fantasyland
 
 SIMS_ENV = "OFC_PLAY_SIMS"
 """Environment variable: a fixed number of simulations per bot decision (tests)."""
@@ -733,6 +734,37 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
         highlight=False,
     )
     return game.run()
+
+
+def solve_main(argv: list[str] | None = None, stdout: TextIO | None = None) -> int:
+    """``ofc-bot solve CARDS...``: the exact solver's best setting of a fantasyland hand, as
+    ``/ofc solve`` says it."""
+    out = stdout if stdout is not None else sys.stdout
+    p = argparse.ArgumentParser(
+        prog="ofc-bot solve",
+        description="The exact solver's best setting of a fantasyland hand (royalties plus "
+                    "the value of staying in fantasyland).")
+    p.add_argument("cards", nargs="+", help="13 cards (ofc) or 14-17 (pineapple): Qh Qd Ks ...")
+    p.add_argument("--variant", choices=("ofc", "pineapple"), default="pineapple")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a table option, as in /ofc options (repeatable): progressive=off, "
+                   "stay_value=20, progressive_stay=on, ...")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        rules = Rules(variant=args.variant).with_text_options(args.option)
+        cards = parse_cards(" ".join(args.cards))
+        check_fantasyland_cards(cards, rules)
+    except (RulesError, CardError, ValueError) as exc:
+        print(f"ofc-bot solve: {exc}", file=sys.stderr)
+        return 2
+    solution = solve_fantasyland(cards, rules)
+    print(f"The best setting of {len(cards)} cards ({rules.variant}, exact):", file=out)
+    for line in describe_solution(solution, rules):
+        print(f"  {line}", file=out)
+    return 0
 
 
 if __name__ == "__main__":

@@ -24,12 +24,13 @@ from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesErro
 from engine.actions import Declare, Place
 from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, not mid-game
 from engine.autoplay import Move, choose_placement
-from engine.cards import cards_from_json, cards_to_json
+from engine.cards import cards_from_json, cards_to_json, parse_cards
 from engine.hand import Requirement, Round
 from engine.notation import plural
 from engine.review import Review, decisions, judge
-from engine.rules import NATURAL_NAMES, VARIANTS
+from engine.rules import NATURAL_NAMES, VARIANTS, Variant
 from engine.scoring import Settlement, units_moved
+from engine.solver import Solution, check_fantasyland_cards, solve_fantasyland
 
 from .stopping import stop_tasks
 from .store import (
@@ -708,6 +709,11 @@ class TableService:
         """Reviews made, by (table, hand row, member): a hand's review never changes."""
         self._reviewing: set[int] = set()
         """Members whose review is being worked out (one at a time each)."""
+        self._review_turn = asyncio.Lock()
+        """Held while a review's decision is judged: the AI's workers hold at most one such
+        call at a time (up to about a second), so that the bots and clocks of the tables,
+        which share the workers, wait at most that long behind reviews however many are
+        asked for; reviews of several members take turns, decision by decision."""
 
     @property
     def notifier(self) -> SafeNotifier:
@@ -2933,6 +2939,48 @@ class TableService:
             raise ServiceError("That table's record is gone.")
         return table
 
+    # ---------------------------------------------------------------- the solver for all
+    async def solve(self, channel_id: int, user_id: int, text: str,
+                    variant: Variant | None = None) -> tuple[Rules, Solution]:
+        """The exact solver's best setting of a fantasyland hand typed as text (13 cards in
+        ofc, 14-17 in pineapple): under the rules of this channel's table when it plays that
+        game (its stay options), else the game's default rules (pineapple when none is
+        named).  Refused for the cards of a chinese hand the member is setting at a table
+        with stakes (a suggestion there would be cheating, as ``/ofc suggest`` says)."""
+        try:
+            cards = parse_cards(text)
+        except CardError as e:
+            raise ServiceError(f"{e}.") from None
+        here = self._by_channel.get(channel_id)
+        t = self.tables.get(here) if here is not None else None
+        if t is not None and t.rules.variant in ("ofc", "pineapple") and variant in (
+                None, t.rules.variant):
+            rules = t.rules
+        else:
+            if variant == "chinese":
+                raise ServiceError("The solver sets fantasyland hands (ofc, pineapple); a "
+                                   "chinese hand is set with the table's own tools.")
+            rules = Rules(variant="pineapple" if variant is None else variant)
+        if not cards:
+            raise ServiceError("Type the cards to set, e.g. `Qh Qd Ks Kd 9c 9d 7s 7h 5c 5d "
+                               "3s 3h 2c 2d`.")
+        try:
+            check_fantasyland_cards(cards, rules)
+        except ValueError as e:
+            raise ServiceError(f"{e}.") from None
+        for other in self.tables.values():
+            seat = other.seat_of_user(user_id)
+            hs = other.hand_seat_of(seat.seat_no) if seat is not None else None
+            if (other.hand is None or hs is None or other.hand_practice
+                    or other.hand.fantasyland[hs]):
+                continue
+            req = other.hand.requirement(hs)
+            if req is not None and req.is_set and set(req.cards) <= set(cards):
+                raise ServiceError(f"Those are the cards of your hand #{other.row.hand_no} at "
+                                   f"<#{other.row.channel_id}>, a table with stakes: the solver "
+                                   "is not for the hand you are playing.")
+        return rules, await asyncio.to_thread(solve_fantasyland, cards, rules)
+
     # ---------------------------------------------------------------- reviews of past hands
     async def review_here(self, channel_id: int, user_id: int, number: int) -> HandReview:
         """``review_at`` of hand ``number`` of the channel's table (or of its last one,
@@ -2954,8 +3002,8 @@ class TableService:
         server, each measured against the AI's choice (street by street) or the solver's
         (sets) from what the member could see then (``engine.review``).  Only the member's:
         another player's decisions would show their discards.  Each decision is judged in
-        the AI's workers on its own (other tables' bots go on between them); the result is
-        kept for the next ask."""
+        the AI's workers on its own, one review's decision at a time (``_review_turn``: other
+        tables' bots go on between them); the result is kept for the next ask."""
         return await self._review(await self._guild_table(guild_id, table_id), user_id, number)
 
     async def _review(self, table: TableRow, user_id: int, number: int) -> HandReview:
@@ -2987,7 +3035,8 @@ class TableService:
             verdicts = []
             for decision in found:
                 try:
-                    verdicts.append(await self.thinker.run(judge, decision))
+                    async with self._review_turn:  # (one decision of one review at a time)
+                        verdicts.append(await self.thinker.run(judge, decision))
                 except Hung:
                     raise ServiceError("The AI did not answer in time; please try again.") \
                         from None

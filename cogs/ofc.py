@@ -14,12 +14,15 @@ from bot.service import REASON_LENGTH, ServiceError, TableService, TableState, g
 from bot.store import MAX_IDLE_HOURS, PER_HAND_MIN_HANDS
 from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
+from engine.solver import describe_solution
 from renderer import (
+    HandView,
     LeaderboardView,
     LeaderRow,
     StatsView,
     describe_leaderboard,
     describe_stats,
+    render_hand,
     render_leaderboard,
     render_stats,
 )
@@ -229,7 +232,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         stake="Units per point", buyin="Units you bring to the table (0 at a stake-0 table)",
         seats="Seats at the table (2-4; pineapple 2-3)", scoring="Scoring method",
         fantasyland="Play with fantasyland", timer="Seconds per decision",
-        bots="AI players to seat now (a table of one human and bots is practice)",
+        bots="AI players to seat now (one human with bots: practice)",
         level="Strength of the AI players",
     )
     async def new(
@@ -375,6 +378,30 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         text = await self.service.suggest(_channel_id(interaction), interaction.user.id)
         await interaction.followup.send(f"💡 {text}", ephemeral=True)
 
+    @app_commands.command(
+        name="solve", description="The best setting of a fantasyland hand (exact solver)")
+    @app_commands.describe(cards="13 cards (ofc) or 14-17 (pineapple): Qh Qd Ks Kd ...",
+                           variant="Default: the game of the table here, else pineapple")
+    async def solve(self, interaction: discord.Interaction, cards: str,
+                    variant: Literal["ofc", "pineapple"] | None = None) -> None:
+        rules, solution = await self.service.solve(_channel_id(interaction),
+                                                   interaction.user.id, cards, variant)
+        view = HandView(name=_name(interaction.user), cards=(), board=solution.board,
+                        instruction=f"Best setting · worth {solution.score:g}",
+                        fantasyland=True, discards=solution.discards, variant=rules.variant,
+                        rules=rules)
+        try:  # (in the deck colours of the table here, if there is one)
+            here: TableState | None = self.service.table_in_channel(_channel_id(interaction))
+        except ServiceError:
+            here = None
+        data = await render(render_hand, view, here)
+        lines = describe_solution(solution, rules)
+        text = (f"🧮 The best setting of {len(solution.board) + len(solution.discards)} cards "
+                f"({rules.variant}, exact):\n" + "\n".join(lines[:-1])
+                + f"\n`{lines[-1].removeprefix('As a move: ')}`")
+        await interaction.response.send_message(text, file=png(data, "solution.png"),
+                                                ephemeral=True)
+
     @app_commands.command(name="table", description="Post the table image again")
     async def table(self, interaction: discord.Interaction) -> None:
         t = self.service.table_in_channel(_channel_id(interaction))
@@ -411,23 +438,22 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.describe(
         scoring="Scoring method", fantasyland="Play with fantasyland",
         strict_top="Foul unless the top row is strictly below the middle",
-        progressive="Pineapple: QQ 14 cards, KK 15, AA 16, trips 17 (off: always 14)",
+        progressive="Pineapple: QQ 14 cards, KK 15, AA 16, trips 17 (off: 14)",
         progressive_stay="Pineapple: Pokermagnet's progressive stay table (14/15 cards)",
-        stay_full_house="Stay in fantasyland with a full house or better in the middle",
+        stay_full_house="Stay in fantasyland with a middle full house or better",
         button_stays="The button stays put when the next hand has a fantasyland",
-        stay_value="Points the bots and suggestions count for staying in fantasyland "
-                   "(a number, or default)",
-        moon="Shooting the moon: a clean board with a jack-high bottom wins a bonus",
-        moon_points="Points the moon wins from each opponent (times the stake)",
+        stay_value="Points a stay in fantasyland counts for the AI (a number, or default)",
+        moon="A clean board with a jack-high bottom wins a bonus",
+        moon_points="Points the moon wins from each opponent (× stake)",
         bonuses="Chinese: row bonuses (top trips 3, middle full house 2, ...)",
-        surrender="Chinese: points a surrender pays each opponent (times the stake)",
-        six_pairs="Chinese natural's value (0: not a natural here)",
-        three_straights="Chinese natural's value (0: not a natural here)",
-        three_flushes="Chinese natural's value (0: not a natural here)",
-        dragon="Chinese natural's value (0: not a natural here)",
+        surrender="Chinese: points a surrender pays each opponent (× stake)",
+        six_pairs="Chinese natural's value (0: off)",
+        three_straights="Chinese natural's value (0: off)",
+        three_flushes="Chinese natural's value (0: off)",
+        dragon="Chinese natural's value (0: off)",
         timer="Seconds per decision", set_timer="Seconds for a fantasyland or chinese set",
-        away_timer="Seconds a decision after a player's clock ran out, until they act (0: off)",
-        deck="Card colours in the pictures: four (♠ black ♥ red ♦ blue ♣ green) or two",
+        away_timer="Seconds a decision after a timeout, until the player acts (0: off)",
+        deck="Card colours in the pictures: four or two",
     )
     async def options(
         self, interaction: discord.Interaction, scoring: Scoring | None = None,
@@ -473,7 +499,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 
     @app_commands.command(
         name="history",
-        description="The last hands at this table (or yours at every table), or one hand's replay")
+        description="The last hands here (or yours everywhere), or one hand's replay")
     @app_commands.describe(count="How many hands (1-25, default 5)",
                            hand="A hand's number: its showdown again and its replay, privately",
                            mine="Your own last hands at every table of this server")
@@ -546,9 +572,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                              f"Hand #{number} at {where}, <t:{int(past.finished_at)}:f>:")
 
     @app_commands.command(
-        name="review", description="Your play in a finished hand against the AI's, privately")
-    @app_commands.describe(hand="A hand's number at this channel's table (default: your last "
-                                "hand in this server)")
+        name="review", description="Your play in a finished hand against the AI's")
+    @app_commands.describe(hand="A hand's number here (default: your last hand)")
     async def review(
         self, interaction: discord.Interaction,
         hand: app_commands.Range[int, 1, 1_000_000_000] | None = None,

@@ -64,17 +64,21 @@ from .evaluator import (
     STRAIGHT_FLUSH,
     TRIPS,
     HandValue,
+    describe_value,
     row_at_most,
     value_table,
 )
 from .naturals import best_natural
+from .notation import format_move
 from .rules import Rules
 
 __all__ = [
     "DEFAULT_STAY_VALUE",
     "Solution",
     "best_chinese_setting",
+    "check_fantasyland_cards",
     "chinese_setting_value",
+    "describe_solution",
     "natural_worth_declaring",
     "solve_fantasyland",
     "stay_bonus",
@@ -238,6 +242,47 @@ def solve_fantasyland(
         return _fallback(cs, rules, bonus)
     t, m, b = found
     return _solution(cs, t, m, b, rules, bonus)
+
+
+def check_fantasyland_cards(cards: Sequence[Card], rules: Rules) -> None:
+    """Refuse (``ValueError``, a sentence for the player) cards that are not a fantasyland
+    hand of ``rules``: 13 cards in ofc, 14 to 17 in pineapple (14 when not progressive), each
+    card once."""
+    n = len(cards)
+    if len(set(cards)) != n:
+        twice = next(c for c in cards if list(cards).count(c) > 1)
+        raise ValueError(f"{twice} is there twice: a hand holds each card once")
+    if not rules.has_fantasyland:
+        raise ValueError("These rules have no fantasyland (fantasyland is off)")
+    if rules.fantasyland_cards_now(n) != n:
+        sizes = ("13 cards" if rules.variant == "ofc" else
+                 "14 to 17 cards" if rules.progressive else "14 cards")
+        article = "An" if rules.variant == "ofc" else "A"
+        raise ValueError(f"{article} {rules.variant} fantasyland hand is {sizes}, not {n}")
+
+
+def describe_solution(solution: Solution, rules: Rules) -> tuple[str, ...]:
+    """The solver's setting in words: each row with what it makes, the discards, the
+    royalties and the stay, what it is worth, and the move in the ``/ofc place`` syntax."""
+    board = solution.board
+    rows = " · ".join(f"{name} {' '.join(map(str, row))} ({describe_value(v)})"
+                      for name, row, v in zip(("top", "middle", "bottom"), board.rows,
+                                              board.values(), strict=True))
+    lines = [rows]
+    if solution.discards:
+        lines.append("discard " + " ".join(map(str, solution.discards)))
+    top, middle, bottom = board.row_royalties(rules)
+    worth = f"Royalties {solution.royalties} (top {top}, middle {middle}, bottom {bottom})"
+    if solution.stays:
+        bonus = solution.score - solution.royalties
+        worth += (f"; stays in fantasyland ({solution.stay_cards} cards next, counted "
+                  f"+{bonus:g}): worth {solution.score:g}")
+    else:
+        worth += "; does not stay in fantasyland"
+    lines.append(worth + ".")
+    placed = [(c, r) for r, row in enumerate(board.rows) for c in row]
+    lines.append("As a move: " + format_move(placed, solution.discards))
+    return tuple(lines)
 
 
 def _rows(cs: list[Card], mask: int) -> tuple[Card, ...]:

@@ -410,3 +410,32 @@ def test_names_ending_in_a_backslash_are_shown_as_typed() -> None:
             shown = io.StringIO()
             Console(file=shown, highlight=False).print(markup)
             assert shown.getvalue() == text + "\n", (name, markup)
+
+
+def test_ofc_bot_solve(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ofc-bot solve CARDS...``: the best setting as ``/ofc solve`` says it; a mistake goes
+    to stderr with exit status 2."""
+    from bot.__main__ import main as ofc_bot
+
+    assert ofc_bot(["solve", "Qh", "Qd", "Qs", "Kh Kd Ks", "4c 3d 9c Tc Jc 2c 8c 7d 6s"]) == 0
+    assert capsys.readouterr().out.split("\n") == [
+        "The best setting of 15 cards (pineapple, exact):",
+        "  top Qs Qh Qd (three queens) · middle Ks Kh Kd 7d 6s (three kings) · bottom Jc Tc 9c "
+        "8c 4c (jack-high flush)",
+        "  discard 3d 2c",
+        "  Royalties 26 (top 20, middle 2, bottom 4); stays in fantasyland (14 cards next, "
+        "counted +14.5): worth 40.5.",
+        "  As a move: Qs Qh Qd top, Ks Kh Kd 7d 6s middle, Jc Tc 9c 8c 4c bottom, 3d 2c discard",
+        ""]
+    assert ofc_bot(["solve", "--option", "stay_value=30", *"Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc "
+                    "2c 8c 7d 6s".split()]) == 0
+    assert "counted +30): worth 56." in capsys.readouterr().out
+    for argv, error in ((["Qh", "Qd", "Zz"], "'Zz' is not a card"),
+                        (["--variant", "ofc", "Qh", "Qd"], "An ofc fantasyland hand is 13 cards"),
+                        (["--option", "moon=maybe", "Qh"], "moon")):
+        assert ofc_bot(["solve", *argv]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.startswith("ofc-bot solve: ")
+        assert error in captured.err, captured.err
+    assert ofc_bot(["--help"]) == 0
+    assert "ofc-bot solve CARDS..." in capsys.readouterr().out

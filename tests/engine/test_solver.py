@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 
-from engine import DECK, Board, Card, Rules, evaluate, parse_cards
+from engine import DECK, Board, Card, Hand, Rules, evaluate, parse_cards
 from engine.board import bottom_royalty, middle_royalty, top_royalty
 from engine.evaluator import FULL_HOUSE, QUADS, TRIPS, HandValue, row_at_most
 from engine.naturals import best_natural
@@ -19,7 +19,9 @@ from engine.solver import (
     _fallback,
     _model,
     best_chinese_setting,
+    check_fantasyland_cards,
     chinese_setting_value,
+    describe_solution,
     natural_worth_declaring,
     solve_fantasyland,
     stay_bonus,
@@ -365,3 +367,52 @@ def test_naturals() -> None:
     assert natural_worth_declaring(nothing, rules) is None
     free = Rules(variant="chinese", naturals=(("six pairs", 0), ("dragon", 13)))
     assert natural_worth_declaring(weak_pairs, free) is None
+
+
+# -- a fantasyland hand typed by a player (/ofc solve, ofc-bot solve) ---------------------------
+def test_check_fantasyland_cards_names_what_is_wrong() -> None:
+    cards = parse_cards("Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c 7d 6s 5h 4h")
+    check_fantasyland_cards(cards[:13], Rules(variant="ofc"))
+    for n in (14, 15, 16, 17):
+        check_fantasyland_cards(cards[:n], Rules(variant="pineapple"))
+    bad = [
+        (cards[:14], Rules(variant="ofc"), "An ofc fantasyland hand is 13 cards, not 14"),
+        (cards[:13], Rules(variant="pineapple"),
+         "A pineapple fantasyland hand is 14 to 17 cards, not 13"),
+        (cards[:15], Rules(variant="pineapple", progressive=False),
+         "A pineapple fantasyland hand is 14 cards, not 15"),
+        (cards[:13] + cards[:1], Rules(variant="pineapple"),
+         "Qh is there twice: a hand holds each card once"),
+        (cards[:14], Rules(variant="pineapple", fantasyland=False),
+         "These rules have no fantasyland (fantasyland is off)"),
+    ]
+    for hand, rules, message in bad:
+        with pytest.raises(ValueError) as e:
+            check_fantasyland_cards(hand, rules)
+        assert str(e.value) == message
+
+
+def test_describe_solution_says_rows_discards_royalties_stay_and_the_move() -> None:
+    from engine.notation import parse_move
+
+    rules = Rules(variant="pineapple")
+    cards = parse_cards("Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c 7d 6s")
+    sol = solve_fantasyland(cards, rules)
+    lines = describe_solution(sol, rules)
+    assert lines == (
+        "top Qs Qh Qd (three queens) · middle Ks Kh Kd 7d 6s (three kings) · bottom Jc Tc 9c "
+        "8c 4c (jack-high flush)",
+        "discard 3d 2c",
+        "Royalties 26 (top 20, middle 2, bottom 4); stays in fantasyland (14 cards next, "
+        "counted +14.5): worth 40.5.",
+        "As a move: Qs Qh Qd top, Ks Kh Kd 7d 6s middle, Jc Tc 9c 8c 4c bottom, 3d 2c discard",
+    )
+    # the move reads back as the same setting (it can be pasted into /ofc place)
+    hand = Hand(rules, ["A", "B"], 1, {0: 15}, deck=cards)
+    placed, dropped = parse_move(lines[-1].removeprefix("As a move: "), hand.requirement(0),
+                                 hand.boards[0])
+    hand.place(0, placed, dropped)
+    assert hand.boards[0] == sol.board
+    ofc = Rules(variant="ofc")
+    plain = solve_fantasyland(parse_cards("2c 3d 4h 5s 7c 8d 9h Js Qc Kd Ah 6c Td"), ofc)
+    assert not plain.stays and "does not stay in fantasyland." in describe_solution(plain, ofc)[1]
