@@ -1164,8 +1164,8 @@ class Driver:
         s = self.s
         t = s.table(self.channel())
         if t is None or t.hand is not None or t.table_rules.variant == "chinese" \
-                or not t.table_rules.fantasyland:
-            return
+                or not t.table_rules.fantasyland or t.row.hand_no == 0:
+            return  # (a fantasyland is earned by a hand: none before the first)
         humans = [x for x in t.seats if not x.is_bot]
         if not humans:
             return
