@@ -16,6 +16,7 @@ import re
 import secrets
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
@@ -2944,30 +2945,42 @@ class TableService:
                     variant: Variant | None = None) -> tuple[Rules, Solution]:
         """The exact solver's best setting of a fantasyland hand typed as text (13 cards in
         ofc, 14-17 in pineapple): under the rules of this channel's table when it plays that
-        game (its stay options), else the game's default rules (pineapple when none is
-        named).  Refused for the cards of a chinese hand the member is setting at a table
-        with stakes (a suggestion there would be cheating, as ``/ofc suggest`` says)."""
+        game (its stay and moon options), else the game's default rules (without
+        ``variant``: ofc for 13 cards, pineapple for more).  Refused for the cards of a
+        chinese hand the member is setting at a table that is not practice (a suggestion
+        there would be cheating, as ``/ofc suggest`` says): the same ranks (a card or two
+        aside), whatever the suits."""
         try:
             cards = parse_cards(text)
         except CardError as e:
             raise ServiceError(f"{e}.") from None
+        if not cards:
+            raise ServiceError("Type the cards to set: 13 for ofc, 14 to 17 for pineapple, "
+                               "e.g. `Qh Qd Ks Kd 9c 9d 7s 7h 5c 5d 3s 3h 2c`.")
+        if variant == "chinese":
+            raise ServiceError("The solver sets fantasyland hands (ofc, pineapple); a "
+                               "chinese hand is set with the table's own tools.")
         here = self._by_channel.get(channel_id)
         t = self.tables.get(here) if here is not None else None
-        if t is not None and t.rules.variant in ("ofc", "pineapple") and variant in (
-                None, t.rules.variant):
-            rules = t.rules
-        else:
-            if variant == "chinese":
-                raise ServiceError("The solver sets fantasyland hands (ofc, pineapple); a "
-                                   "chinese hand is set with the table's own tools.")
-            rules = Rules(variant="pineapple" if variant is None else variant)
-        if not cards:
-            raise ServiceError("Type the cards to set, e.g. `Qh Qd Ks Kd 9c 9d 7s 7h 5c 5d "
-                               "3s 3h 2c 2d`.")
+        game = variant or (t.rules.variant if t is not None and t.rules.variant != "chinese"
+                           else "ofc" if len(cards) == 13 else "pineapple")
+        table = t is not None and t.rules.variant == game
+        rules = t.rules if t is not None and table else Rules(variant=game)
         try:
             check_fantasyland_cards(cards, rules)
         except ValueError as e:
-            raise ServiceError(f"{e}.") from None
+            other = "pineapple" if game == "ofc" else "ofc"
+            hint = (f" (the options of this channel's table; `variant:{other}` for the other "
+                    "game)" if table else "")
+            raise ServiceError(f"{e}{hint}.") from None
+        self._not_your_chinese_hand(user_id, cards)
+        return rules, await asyncio.to_thread(solve_fantasyland, cards, rules)
+
+    def _not_your_chinese_hand(self, user_id: int, cards: Sequence[Card]) -> None:
+        """Refuse to solve the chinese hand the member is setting at a table that is not
+        practice: the same ranks as typed, suits aside, but for up to two cards (a hand
+        whose suits are relabelled, or a card changed, would be solved alike)."""
+        typed = Counter(c.rank for c in cards)
         for other in self.tables.values():
             seat = other.seat_of_user(user_id)
             hs = other.hand_seat_of(seat.seat_no) if seat is not None else None
@@ -2975,11 +2988,13 @@ class TableService:
                     or other.hand.fantasyland[hs]):
                 continue
             req = other.hand.requirement(hs)
-            if req is not None and req.is_set and set(req.cards) <= set(cards):
+            if req is None or not req.is_set:
+                continue
+            held = Counter(c.rank for c in req.cards)
+            if sum((held & typed).values()) >= len(req.cards) - 2:
                 raise ServiceError(f"Those are the cards of your hand #{other.row.hand_no} at "
-                                   f"<#{other.row.channel_id}>, a table with stakes: the solver "
-                                   "is not for the hand you are playing.")
-        return rules, await asyncio.to_thread(solve_fantasyland, cards, rules)
+                                   f"<#{other.row.channel_id}>, a table that is not practice: "
+                                   "the solver is not for the hand you are playing.")
 
     # ---------------------------------------------------------------- reviews of past hands
     async def review_here(self, channel_id: int, user_id: int, number: int) -> HandReview:

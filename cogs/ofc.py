@@ -381,7 +381,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.command(
         name="solve", description="The best setting of a fantasyland hand (exact solver)")
     @app_commands.describe(cards="13 cards (ofc) or 14-17 (pineapple): Qh Qd Ks Kd ...",
-                           variant="Default: the game of the table here, else pineapple")
+                           variant="Default: the table here's game, else by the number of cards")
     async def solve(self, interaction: discord.Interaction, cards: str,
                     variant: Literal["ofc", "pineapple"] | None = None) -> None:
         rules, solution = await self.service.solve(_channel_id(interaction),

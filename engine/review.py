@@ -49,6 +49,7 @@ from .ai import analyse, compare_moves
 from .autoplay import Move, street_moves
 from .board import Board
 from .cards import Card, cards_text
+from .evaluator import HIGH_CARD
 from .hand import Hand
 from .notation import format_move, plural
 from .solver import (
@@ -282,6 +283,10 @@ def _fantasyland_worth(board: Board, hand: Hand) -> tuple[float, str]:
         return _foul_value(hand), "fouled"
     royalties = board.royalties(rules)
     stay = board.fantasyland_stay_cards(rules)
+    bottom = board.values()[2]
+    if rules.shoot_the_moon and bottom.category == HIGH_CARD and bottom.ranks[0] <= 11:
+        points = rules.shoot_the_moon_points
+        return float(royalties + points), f"shoots the moon (+{points})"
     words = f"royalties {royalties}"
     if stay:
         bonus = stay_bonus(stay, rules)

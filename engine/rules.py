@@ -388,8 +388,8 @@ class Rules:
                     stay += " (progressive stay: trips top or a royal 15 cards, otherwise 14)"
                 lines.append(stay + ".")
                 if self.stay_value is not None:
-                    lines.append(f"The bots and suggestions count {self.stay_value} points for "
-                                 "staying in fantasyland.")
+                    lines.append(f"The bots, suggestions and the solver count "
+                                 f"{self.stay_value} points for staying in fantasyland.")
                 if self.button_stays_for_fantasyland:
                     lines.append("The button stays put when the next hand has a fantasyland.")
             else:

@@ -54,11 +54,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from .board import Board, bottom_royalty, chinese_row_bonus, middle_royalty, top_royalty
+from .board import (
+    Board,
+    bottom_royalty,
+    chinese_row_bonus,
+    middle_royalty,
+    top_royalty,
+    values_foul,
+)
 from .cards import RANK_SHIFT, Card
 from .evaluator import (
     CATEGORY_SHIFT,
     FULL_HOUSE,
+    HIGH_CARD,
     MASK,
     QUADS,
     STRAIGHT_FLUSH,
@@ -117,7 +125,11 @@ class Solution:
     stay_cards: int
     """Cards of the next fantasyland hand this setting earns (0: it does not stay)."""
     score: float
-    """``royalties`` plus the stay bonus (the value of staying in fantasyland)."""
+    """``royalties`` plus the stay bonus (the value of staying in fantasyland); for a setting
+    that shoots the moon, the moon's points."""
+    moon: bool = False
+    """The setting shoots the moon (a table with that option, when the moon's points beat the
+    best royalties and stay: see ``solve_fantasyland``)."""
 
 
 # -- value tables (built once) ---------------------------------------------------------------
@@ -226,7 +238,13 @@ def solve_fantasyland(
 ) -> Solution:
     """The setting of 13 of ``cards`` (13-17 distinct cards) with the most royalties plus stay
     bonus, never fouled.  Ties: more stay cards, then the stronger bottom, middle, top, then the
-    lowest discards, then the highest bottom and middle cards."""
+    lowest discards, then the highest bottom and middle cards.
+
+    With the moon option (``Rules.shoot_the_moon``) a setting that shoots the moon (its bottom
+    jack-high or lower, so no row better than high card: no royalties, no stay) is worth the
+    moon's points from each opponent, as royalties are: when they are more than the best
+    score above, the answer is such a setting (``_moon_setting``; any one, they are worth the
+    same)."""
     rules = rules or Rules()
     cs = sorted(Card(c) for c in cards)
     n = len(cs)
@@ -239,9 +257,48 @@ def solve_fantasyland(
         raise ValueError("A stay value must be a number >= 0")
     found = _search(cs, rules, bonus)
     if found is None:  # no clean setting: cannot happen with the non-strict foul check
-        return _fallback(cs, rules, bonus)
-    t, m, b = found
-    return _solution(cs, t, m, b, rules, bonus)
+        best = _fallback(cs, rules, bonus)
+    else:
+        best = _solution(cs, *found, rules, bonus)
+    points = float(rules.shoot_the_moon_points)
+    if rules.shoot_the_moon and points > best.score:
+        moon = _moon_setting(cs, rules)
+        if moon is not None:
+            t, m, b = moon
+            full = (1 << n) - 1
+            return Solution(Board(_rows(cs, t), _rows(cs, m), _rows(cs, b)),
+                            _rows(cs, full ^ t ^ m ^ b), 0, False, 0, points, moon=True)
+    return best
+
+
+def _moon_setting(cs: list[Card], rules: Rules) -> tuple[int, int, int] | None:
+    """A setting of ``cs`` that shoots the moon and does not foul, as (top, middle, bottom)
+    masks, or None when there is none.  Exhaustive: every high-card 5-card subset whose best
+    card is a jack or lower is a bottom (best first), every such subset no better and
+    disjoint from it a middle, and for each the weakest top left (a high-card 3-card subset)
+    is tried; the first that does not foul is the answer (every moon setting is worth the
+    same).  A top that fouls under a middle makes every stronger top foul too, so each middle
+    tries one top.  A hand with a setting finds one among its first bottoms; one without has
+    few high-card subsets (its cards pair or run together), so the search stays short."""
+    n = len(cs)
+    fv, fm, tv, tmk, _, _ = _subset_tables(cs, n)
+    jack = 11 << 16  # (the best rank of a high-card value, on the evaluator's scale)
+    low = [(v, m) for v, m in zip(fv, fm, strict=True)
+           if v >> CATEGORY_SHIFT == HIGH_CARD and v & (15 << 16) <= jack]
+    tops = sorted((v, m) for v, m in zip(tv, tmk, strict=True)
+                  if v >> CATEGORY_SHIFT == HIGH_CARD)
+    for i, (vb, b) in enumerate(low):
+        for vm, m in low[i:]:
+            if m & b:
+                continue
+            used = b | m
+            for vt, t in tops:
+                if t & used:
+                    continue
+                if not values_foul(vt, vm, vb, rules.strict_top):
+                    return t, m, b
+                break
+    return None
 
 
 def check_fantasyland_cards(cards: Sequence[Card], rules: Rules) -> None:
@@ -249,6 +306,8 @@ def check_fantasyland_cards(cards: Sequence[Card], rules: Rules) -> None:
     hand of ``rules``: 13 cards in ofc, 14 to 17 in pineapple (14 when not progressive), each
     card once."""
     n = len(cards)
+    if not n:
+        raise ValueError("No cards: type the hand, 13 cards for ofc, 14 to 17 for pineapple")
     if len(set(cards)) != n:
         twice = next(c for c in cards if list(cards).count(c) > 1)
         raise ValueError(f"{twice} is there twice: a hand holds each card once")
@@ -273,7 +332,10 @@ def describe_solution(solution: Solution, rules: Rules) -> tuple[str, ...]:
         lines.append("discard " + " ".join(map(str, solution.discards)))
     top, middle, bottom = board.row_royalties(rules)
     worth = f"Royalties {solution.royalties} (top {top}, middle {middle}, bottom {bottom})"
-    if solution.stays:
+    if solution.moon:
+        worth = (f"Shoots the moon (a jack-high bottom): {solution.score:g} points from each "
+                 "opponent, more than the best royalties and stay")
+    elif solution.stays:
         bonus = solution.score - solution.royalties
         worth += (f"; stays in fantasyland ({solution.stay_cards} cards next, counted "
                   f"+{bonus:g}): worth {solution.score:g}")

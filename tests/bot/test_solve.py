@@ -1,6 +1,6 @@
 """``/ofc solve`` (``TableService.solve``): the exact solver for any fantasyland hand typed as
 text, under the rules of the channel's table or a game's defaults; never for the cards of a
-chinese hand being set at a table with stakes."""
+chinese hand being set at a table that is not practice."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ async def test_not_the_chinese_hand_being_set_at_a_table_with_stakes() -> None:
     seat = t.hand_seat_of(t.seat_of_user(ALICE).seat_no)  # type: ignore[union-attr]
     held = " ".join(map(str, t.hand.pending[seat]))  # type: ignore[index]
     with pytest.raises(ServiceError, match=r"^Those are the cards of your hand #1 at "
-                                           rf"<#{CH}>, a table with stakes"):
+                                           rf"<#{CH}>, a table that is not practice"):
         await svc.solve(CH + 1, ALICE, held, "ofc")
     # anyone else may solve those cards (they do not hold them), and so may she once it is set
     assert (await svc.solve(CH + 1, BOB, held, "ofc"))[1].board

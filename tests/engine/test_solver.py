@@ -4,7 +4,7 @@ setter maximises its objective, and the natural rule behaves."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import combinations
 
 import pytest
@@ -290,12 +290,12 @@ def test_fallback_returns_a_board() -> None:
 # -- chinese --------------------------------------------------------------------------------------
 
 
-def chinese_brute_force(cards: Sequence[Card], rules: Rules) -> tuple[Board, float]:
-    """Every legal setting scored by the model; ties: bottom, middle, top values, then the
-    highest bottom and middle cards."""
-    value: Callable[[int, int, int], float] = _model(rules).value
+def settings_of_13(cards: Sequence[Card], rules: Rules) -> Iterator[
+        tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], HandValue, HandValue,
+              HandValue]]:
+    """Every setting of 13 cards that does not foul: (top, middle, bottom) and their values,
+    the highest cards first."""
     cards = sorted(cards, reverse=True)
-    best: tuple | None = None  # type: ignore[type-arg]
     for bottom in combinations(cards, 5):
         vb = evaluate(bottom)
         rest = [c for c in cards if c not in bottom]
@@ -305,11 +305,19 @@ def chinese_brute_force(cards: Sequence[Card], rules: Rules) -> tuple[Board, flo
                 continue
             top = tuple(c for c in rest if c not in middle)
             vt = evaluate(top)
-            if fouled(vt, vm, vb, rules):
-                continue
-            key = (value(vt, vm, vb), vb, vm, vt, bottom, middle)
-            if best is None or key > best[0]:
-                best = (key, Board(top, middle, bottom))
+            if not fouled(vt, vm, vb, rules):
+                yield top, middle, bottom, vt, vm, vb
+
+
+def chinese_brute_force(cards: Sequence[Card], rules: Rules) -> tuple[Board, float]:
+    """Every legal setting scored by the model; ties: bottom, middle, top values, then the
+    highest bottom and middle cards."""
+    value: Callable[[int, int, int], float] = _model(rules).value
+    best: tuple | None = None  # type: ignore[type-arg]
+    for top, middle, bottom, vt, vm, vb in settings_of_13(cards, rules):
+        key = (value(vt, vm, vb), vb, vm, vt, bottom, middle)
+        if best is None or key > best[0]:
+            best = (key, Board(top, middle, bottom))
     assert best is not None
     return best[1], best[0][0]
 
@@ -416,3 +424,43 @@ def test_describe_solution_says_rows_discards_royalties_stay_and_the_move() -> N
     ofc = Rules(variant="ofc")
     plain = solve_fantasyland(parse_cards("2c 3d 4h 5s 7c 8d 9h Js Qc Kd Ah 6c Td"), ofc)
     assert not plain.stays and "does not stay in fantasyland." in describe_solution(plain, ofc)[1]
+
+
+def moon_brute_force(cards: Sequence[Card], rules: Rules) -> float:
+    """The best score of every setting of 13 cards, a setting that shoots the moon counted at
+    the moon's points (it has no royalties and cannot stay)."""
+    best = -1.0
+    for top, middle, bottom, _, _, vb in settings_of_13(cards, rules):
+        board = Board(top, middle, bottom)
+        score = board.royalties(rules) + stay_bonus(board.fantasyland_stay_cards(rules), rules)
+        if vb.category == 0 and vb.ranks[0] <= 11:  # (high card, jack-high or less)
+            score = max(score, float(rules.shoot_the_moon_points))
+        best = max(best, score)
+    return best
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("points", [20, 5])
+def test_with_the_moon_the_solver_is_still_exact(points: int) -> None:
+    """With the moon option a setting that shoots the moon is worth the moon's points: the
+    solver's score is the brute force's on hands rich in low cards (13 cards, ofc; the moon
+    is found whenever it beats the royalties), and its moon setting does shoot the moon."""
+    rules = Rules(variant="ofc", shoot_the_moon=True, shoot_the_moon_points=points)
+    low = [c for c in DECK if str(c)[0] in "23456789TJ"]
+    rng = random.Random(f"moon/{points}")
+    moons = 0
+    for _ in range(12):
+        cards = rng.sample(low, 10) + rng.sample([c for c in DECK if c not in low], 3) \
+            if rng.random() < 0.5 else rng.sample(low, 13)
+        sol = solve_fantasyland(cards, rules)
+        assert sol.score == moon_brute_force(cards, rules), cards
+        assert not sol.board.is_foul(rules)
+        if sol.moon:
+            moons += 1
+            bottom = sol.board.values()[2]
+            assert bottom.category == 0 and bottom.ranks[0] <= 11 and sol.royalties == 0
+    assert moons  # (the moon was the best somewhere)
+    # (this hand's best royalties are 6: the moon's 20 beat them, its 5 do not)
+    cards = parse_cards("2c 3d 4h 6s 8c 9d Th Js 2d 3h 5c 7d 9s")
+    assert solve_fantasyland(cards, rules).moon == (points > 6)
+    assert not solve_fantasyland(cards, Rules(variant="ofc")).moon
