@@ -738,7 +738,7 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
 
 def solve_main(argv: list[str] | None = None, stdout: TextIO | None = None) -> int:
     """``ofc-bot solve CARDS...``: the exact solver's best setting of a fantasyland hand, as
-    ``/ofc solve`` says it."""
+    ``/ofc suggest cards:`` says it."""
     out = stdout if stdout is not None else sys.stdout
     p = argparse.ArgumentParser(
         prog="ofc-bot solve",

@@ -47,6 +47,7 @@ from .store import (
     ServerSettings,
     Store,
     StoreError,
+    TableRecap,
     TableRow,
 )
 from .store.store import LEADERBOARD_KEYS
@@ -127,6 +128,36 @@ def _as_typed(text: str) -> str:
     """Text a user typed, echoed in a message as typed (Discord's markdown and mentions
     escaped)."""
     return _MARKDOWN.sub(r"\\\1", text)
+
+
+def recap_lines(table: TableRow, recap: TableRecap, closed: bool) -> list[str]:
+    """A table's recap in a message (names as typed): its game and stake, its hands and when,
+    then each player, most points first (ties share their place): points, units where the
+    table played for them, hands, fantasylands earned, fouls and the best hand."""
+    rules = Rules.from_json(table.rules)
+    stake = (f"{plural(table.stake, 'unit')} a point" if table.stake else "no units")
+    when = (f"<t:{int(recap.started)}:f> to <t:{int(recap.ended)}:t>"
+            if recap.ended - recap.started >= 60 else f"<t:{int(recap.ended)}:f>")
+    lines = [f"📋 **{'Recap' if closed else 'This table so far'}** — {rules.variant}, {stake} · "
+             f"{plural(recap.hands, 'hand')}, {when}"]
+    medals = ("🥇", "🥈", "🥉")
+    place = 0
+    for k, p in enumerate(recap.players):
+        if not k or p.points != recap.players[k - 1].points:
+            place = k
+        mark = medals[place] if place < len(medals) else f"{place + 1}."
+        points = f"{p.points:+d} point{'' if abs(p.points) == 1 else 's'}"
+        units = (f" ({p.units:+d} unit{'' if abs(p.units) == 1 else 's'})"
+                 if table.stake and not p.is_bot else "")
+        parts = [f"{mark} {_as_typed(p.name) or 'Player'}{' (bot)' if p.is_bot else ''} "
+                 f"{points}{units}", plural(p.hands, "hand")]
+        if p.fantasylands:
+            parts.append(f"🌴 {p.fantasylands}")
+        if p.fouls:
+            parts.append(plural(p.fouls, "foul"))
+        parts.append(f"best hand {p.best:+d}")
+        lines.append(" · ".join(parts))
+    return lines
 
 
 def _about(seconds: float, *, past: bool = False) -> str:
@@ -1248,7 +1279,7 @@ class TableService:
                 closed = await self._tidy_after_leave(t)
                 if closed:
                     text += " Nobody is left, so the table is closed."
-                    public += f" {EMPTY_CLOSED}"
+                    public += f" {EMPTY_CLOSED}" + await self._recap_after(t)
                 elif t.host_id != host:
                     public += f" <@{t.host_id}> hosts the table now."
         # the leaver is named, not pinged; the command answers within NOTIFY_WAIT
@@ -1329,7 +1360,7 @@ class TableService:
                 return
             closed = await self._tidy_after_leave(t, delay)
         if closed:
-            await self.notifier.notice(t, EMPTY_CLOSED)
+            await self.notifier.notice(t, EMPTY_CLOSED + await self._recap_after(t), ping=False)
             await self.notifier.table_changed(t)
 
     async def _maybe_close_empty(self, t: TableState) -> bool:
@@ -1456,7 +1487,8 @@ class TableService:
                     text = "The table will close after this hand."
             else:
                 await self._close_now(t)
-                text = "The table is closed; every stack went back to its owner's balance."
+                text = ("The table is closed; every stack went back to its owner's balance."
+                        + await self._recap_after(t))
         await self.notifier.table_changed(t)
         return text
 
@@ -1571,7 +1603,8 @@ class TableService:
             await self.notifier.notice(
                 t, f"🕸️ Nothing happened here for {_about(now - since, past=True)}, so the table "
                 "is closed; every stack went back to its owner's balance. `/ofc new` opens "
-                "another (server managers: `/ofc-admin settings idle_hours`).", ping=False)
+                "another (server managers: `/ofc-admin settings idle_hours`)."
+                + await self._recap_after(t), ping=False)
             await self.notifier.table_changed(t)
         return closed
 
@@ -2863,7 +2896,8 @@ class TableService:
                     t.waiting = True
             t.deal_failed = deal_failed
         if closed:
-            await self.notifier.notice(t, "The table is closed. Thanks for playing!")
+            await self.notifier.notice(t, "The table is closed. Thanks for playing!"
+                                       + await self._recap_after(t), ping=False)
             await self.notifier.table_changed(t)
             return
         if t.hand is not None:
@@ -2939,6 +2973,27 @@ class TableService:
         if table is None or table.guild_id != guild_id:
             raise ServiceError("That table's record is gone.")
         return table
+
+    # ---------------------------------------------------------------- recaps
+    async def recap(self, channel_id: int) -> str:
+        """``/ofc recap``: how the channel's table has gone so far for each player (or, with no
+        table open here, how its last one went)."""
+        table, closed = await self._record_table(channel_id)
+        found = await self.store.table_recap(table.id)
+        if found is None:
+            return ("No hand was played at the last table here." if closed
+                    else "No hand has finished at this table yet.")
+        return "\n".join(recap_lines(table, found, closed))
+
+    async def _recap_after(self, t: TableState) -> str:
+        """The recap of a table that just closed, as lines to add to its closing words (none
+        before its first hand, or when the database cannot say: the close goes on)."""
+        try:
+            found = await self.store.table_recap(t.id)
+        except Exception:
+            log.exception("table %s: its recap could not be read", t.id)
+            return ""
+        return "" if found is None else "\n" + "\n".join(recap_lines(t.row, found, True))
 
     # ---------------------------------------------------------------- the solver for all
     async def solve(self, channel_id: int, user_id: int, text: str,

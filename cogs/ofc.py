@@ -371,19 +371,28 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             ephemeral=True,
         )
 
-    @app_commands.command(name="suggest",
-                          description="The AI's move for you (practice tables and fantasyland only)")
-    async def suggest(self, interaction: discord.Interaction) -> None:
+    @app_commands.command(
+        name="suggest",
+        description="The AI's move for you (practice, fantasyland), or the best setting of cards")
+    @app_commands.describe(
+        cards="Any fantasyland hand: 13 cards (ofc) or 14-17 (pineapple), e.g. Qh Qd Ks ...",
+        variant="With cards: default the table here's game, else by the number of cards")
+    async def suggest(self, interaction: discord.Interaction, cards: str | None = None,
+                      variant: Literal["ofc", "pineapple"] | None = None) -> None:
+        if cards is not None:
+            await self._solve(interaction, cards, variant)
+            return
+        if variant is not None:
+            raise ServiceError("`variant` goes with `cards`: the hand to set, e.g. "
+                               "`/ofc suggest cards:Qh Qd Ks ... variant:ofc`.")
         await interaction.response.defer(ephemeral=True, thinking=True)
         text = await self.service.suggest(_channel_id(interaction), interaction.user.id)
         await interaction.followup.send(f"💡 {text}", ephemeral=True)
 
-    @app_commands.command(
-        name="solve", description="The best setting of a fantasyland hand (exact solver)")
-    @app_commands.describe(cards="13 cards (ofc) or 14-17 (pineapple): Qh Qd Ks Kd ...",
-                           variant="Default: the table here's game, else by the number of cards")
-    async def solve(self, interaction: discord.Interaction, cards: str,
-                    variant: Literal["ofc", "pineapple"] | None = None) -> None:
+    async def _solve(self, interaction: discord.Interaction, cards: str,
+                     variant: Literal["ofc", "pineapple"] | None) -> None:
+        """``/ofc suggest cards:``: the exact solver's best setting of a typed fantasyland
+        hand, privately, with a picture of the board."""
         rules, solution = await self.service.solve(_channel_id(interaction),
                                                    interaction.user.id, cards, variant)
         view = HandView(name=_name(interaction.user), cards=(), board=solution.board,
@@ -570,6 +579,12 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         where = "the last table here (closed)" if past.closed else "this table"
         await send_past_hand(interaction, past, 0,
                              f"Hand #{number} at {where}, <t:{int(past.finished_at)}:f>:")
+
+    @app_commands.command(name="recap", description="How this table went for each player")
+    async def recap(self, interaction: discord.Interaction) -> None:
+        text = await self.service.recap(_channel_id(interaction))
+        await interaction.response.send_message(  # (in the channel, as the leaderboard; the
+            text, allowed_mentions=discord.AllowedMentions.none())  # names ping nobody)
 
     @app_commands.command(
         name="review", description="Your play in a finished hand against the AI's")

@@ -23,8 +23,10 @@ from .models import (
     Player,
     PlayerHand,
     PlayerStats,
+    RecapRow,
     SeatRow,
     ServerSettings,
+    TableRecap,
     TableRow,
 )
 from .store import Store
@@ -45,6 +47,7 @@ __all__ = [
     "Player",
     "PlayerHand",
     "PlayerStats",
+    "RecapRow",
     "SeatRow",
     "SeatTaken",
     "ServerSettings",
@@ -53,5 +56,6 @@ __all__ = [
     "TableClosed",
     "TableExists",
     "TableFull",
+    "TableRecap",
     "TableRow",
 ]

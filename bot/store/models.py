@@ -179,6 +179,38 @@ class PlayerHand:
 
 
 @dataclass(frozen=True, slots=True)
+class RecapRow:
+    """One player's results at one table (``Store.table_recap``)."""
+
+    user_id: int
+    name: str
+    """As in their last hand there."""
+    is_bot: bool
+    hands: int
+    points: int
+    units: int
+    """Units won or lost in the hands that counted (none in practice hands)."""
+    fouls: int
+    fantasylands: int
+    """Fantasylands earned."""
+    best: int
+    """The most points in one hand."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecap:
+    """A table's settled hands in all (``Store.table_recap``): how it went for each player,
+    most points first."""
+
+    hands: int
+    started: float
+    """When its first settled hand was dealt."""
+    ended: float
+    """When its last settled hand ended."""
+    players: tuple[RecapRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerStats:
     """Counted hands of one human in one server (all time)."""
 

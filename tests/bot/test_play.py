@@ -413,7 +413,7 @@ def test_names_ending_in_a_backslash_are_shown_as_typed() -> None:
 
 
 def test_ofc_bot_solve(capsys: pytest.CaptureFixture[str]) -> None:
-    """``ofc-bot solve CARDS...``: the best setting as ``/ofc solve`` says it; a mistake goes
+    """``ofc-bot solve CARDS...``: the best setting as ``/ofc suggest cards:`` says it; a mistake goes
     to stderr with exit status 2."""
     from bot.__main__ import main as ofc_bot
 

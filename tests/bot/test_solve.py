@@ -1,4 +1,4 @@
-"""``/ofc solve`` (``TableService.solve``): the exact solver for any fantasyland hand typed as
+"""``/ofc suggest cards:`` (``TableService.solve``): the exact solver for any fantasyland hand typed as
 text, under the rules of the channel's table or a game's defaults; never for the cards of a
 chinese hand being set at a table that is not practice."""
 

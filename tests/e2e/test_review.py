@@ -98,11 +98,11 @@ async def test_a_chinese_hand_has_no_replay_but_a_review(tmp_path: Any) -> None:
 
 
 async def test_ofc_solve_privately_with_the_picture(tmp_path: Any) -> None:
-    """``/ofc solve``: the best setting of typed cards, privately, the board drawn with its
+    """``/ofc suggest cards:``: the best setting of typed cards, privately, the board drawn with its
     discards; a mistake is said; in a channel with a pineapple table, its options count."""
     async with make_world(tmp_path, seed_factory=lambda: "solve-e2e") as w:
         await w.start_bot()
-        r = await w.slash(w.carol, "ofc solve", cards="Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c 7d 6s")
+        r = await w.slash(w.carol, "ofc suggest", cards="Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c 7d 6s")
         assert r.ephemeral and r.content.split("\n") == [
             "🧮 The best setting of 15 cards (pineapple, exact):",
             "top Qs Qh Qd (three queens) · middle Ks Kh Kd 7d 6s (three kings) · bottom Jc Tc 9c "
@@ -112,11 +112,19 @@ async def test_ofc_solve_privately_with_the_picture(tmp_path: Any) -> None:
             "counted +14.5): worth 40.5.",
             "`Qs Qh Qd top, Ks Kh Kd 7d 6s middle, Jc Tc 9c 8c 4c bottom, 3d 2c discard`"]
         assert r.files[0][0] == "solution.png" and r.files[0][1].startswith(b"\x89PNG")
-        r = await w.slash(w.carol, "ofc solve", cards="Qh Qd Qs", variant="ofc")
+        r = await w.slash(w.carol, "ofc suggest", cards="Qh Qd Qs", variant="ofc")
         assert r.ephemeral and r.content == (
             "⚠️ An ofc fantasyland hand is 13 cards, not 3.") and not r.files
         await w.slash(w.alice, "ofc new", variant="pineapple")
         await w.slash(w.alice, "ofc options", stay_value="40")
-        r = await w.slash(w.carol, "ofc solve", cards="Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c 7d 6s")
+        r = await w.slash(w.carol, "ofc suggest", cards="Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c 7d 6s")
         assert "counted +40): worth 66." in r.content
+        w.fake.assert_clean()
+
+
+async def test_suggest_takes_variant_only_with_cards(tmp_path: Any) -> None:
+    async with make_world(tmp_path, seed_factory=lambda: "suggest-variant") as w:
+        await w.start_bot()
+        r = await w.slash(w.carol, "ofc suggest", variant="ofc")
+        assert r.ephemeral and r.content.startswith("⚠️ `variant` goes with `cards`")
         w.fake.assert_clean()

@@ -1,4 +1,4 @@
-"""Review of ``/ofc solve`` and ``ofc-bot solve`` (commit 4a9813f): the exact fantasyland solver
+"""Review of ``/ofc suggest cards:`` and ``ofc-bot solve`` (commit 4a9813f): the exact fantasyland solver
 for any typed hand, privately, under the options of the channel's table (else the game's
 defaults), with a picture and the setting as a move to paste into ``/ofc place``; refused for
 the cards of a chinese hand being set at a table that is not practice.
@@ -45,7 +45,7 @@ no moon."""
 
 
 def move_of(content: str) -> str:
-    """The move of a ``/ofc solve`` answer: its last line, in backticks."""
+    """The move of a ``/ofc suggest cards:`` answer: its last line, in backticks."""
     last = content.split("\n")[-1]
     assert last.startswith("`") and last.endswith("`"), content
     return last.strip("`")
@@ -218,7 +218,7 @@ async def test_a_fantasyland_at_stakes_is_solved_privately_and_the_move_pastes(
         dm = await fl_dm(w, w.alice)
         cards = panel_cards(dm.content)
         assert len(cards) == 16
-        r = await w.slash(w.alice, "ofc solve", cards=" ".join(reversed(cards)))
+        r = await w.slash(w.alice, "ofc suggest", cards=" ".join(reversed(cards)))
         assert r.ephemeral and r.content.startswith(
             "🧮 The best setting of 16 cards (pineapple, exact):"), r.content
         assert not r.message.is_visible_to(w.bob)
@@ -249,17 +249,17 @@ async def test_a_chinese_hand_at_stakes_is_refused_however_typed_and_wherever(
             ({"cards": text_of(held) + " " + " ".join(others[:4])}),  # 17: pineapple
         ]
         for options in spellings:
-            r = await w.slash(w.alice, "ofc solve", **options)
+            r = await w.slash(w.alice, "ofc suggest", **options)
             assert r.ephemeral and re.match(
                 r"⚠️ Those are the cards of your hand #1 at <#\d+>, a table that is not practice",
                 r.content), (options, r.content)
             assert not r.files and not r.message.is_visible_to(w.bob)
         other = w.fake.add_text_channel(w.guild, "elsewhere")
-        r = await w.fake.slash(w.alice, other, "ofc solve",
+        r = await w.fake.slash(w.alice, other, "ofc suggest",
                                options={"cards": text_of(held), "variant": "ofc"})
         assert r.ephemeral and f"<#{w.chan.id}>, a table that is not practice" in r.content, r.content
         # bob does not hold them: he may solve them (he learns nothing he did not type)
-        r = await w.slash(w.bob, "ofc solve", cards=text_of(held), variant="ofc")
+        r = await w.slash(w.bob, "ofc suggest", cards=text_of(held), variant="ofc")
         assert r.ephemeral and r.content.startswith("🧮"), r.content
         assert not r.message.is_visible_to(w.alice)
         shown = set(re.findall(r"\b[2-9TJQKA][cdhs]\b", r.content))
@@ -275,7 +275,7 @@ async def test_a_chinese_practice_hand_is_solved_and_the_move_sets_it(tmp_path: 
         await w.fake.wait_until(lambda: table_of(w).hand is not None, 5, "the deal")
         hand, hs = table_of(w).hand, hs_of(w, w.alice)  # (the hand ends with her set)
         held = sorted(dealt(w, w.alice))
-        r = await w.slash(w.alice, "ofc solve", cards=text_of(held), variant="ofc")
+        r = await w.slash(w.alice, "ofc suggest", cards=text_of(held), variant="ofc")
         assert r.ephemeral and r.content.startswith("🧮 The best setting of 13 cards (ofc"), (
             r.content)
         placed = await w.slash(w.alice, "ofc place", move=move_of(r.content))
@@ -296,14 +296,14 @@ def _view(w: World, who: Any, cards: str, rules: Rules) -> HandView:
 async def test_the_picture_is_the_board_said_in_the_tables_deck_colours(tmp_path: Any) -> None:
     async with make_world(tmp_path, seed_factory=lambda: "solve-picture") as w:
         await w.start_bot()
-        r = await w.slash(w.carol, "ofc solve", cards=FIFTEEN)
+        r = await w.slash(w.carol, "ofc suggest", cards=FIFTEEN)
         rules = Rules(variant="pineapple")
         assert r.files == [("solution.png", render_hand(_view(w, w.carol, FIFTEEN, rules)))]
         assert "worth 40.5." in r.content
         await w.slash(w.alice, "ofc new", variant="ofc")
         await w.slash(w.alice, "ofc options", deck="two", stay_value="20")
         thirteen = " ".join(FIFTEEN.split()[:13])
-        r = await w.slash(w.carol, "ofc solve", cards=thirteen)
+        r = await w.slash(w.carol, "ofc suggest", cards=thirteen)
         rules = table_of(w).rules
         assert rules.stay_value == 20 and "counted +20)" in r.content, r.content
         assert r.files == [("solution.png", render_hand(_view(w, w.carol, thirteen, rules),
@@ -315,7 +315,7 @@ async def test_a_long_fancy_name_is_drawn_and_the_answer_stays_short(tmp_path: A
     async with make_world(tmp_path, seed_factory=lambda: "solve-name") as w:
         long = w.fake.add_user("x" * 32, guild=w.guild, global_name="𝔏𝔬𝔫𝔤 " * 6 + "﷽" * 2)
         await w.start_bot()
-        r = await w.slash(long, "ofc solve", cards=FIFTEEN + " 5h 4h")
+        r = await w.slash(long, "ofc suggest", cards=FIFTEEN + " 5h 4h")
         assert r.ephemeral and r.files and r.files[0][1].startswith(b"\x89PNG")
         assert len(r.content) < 2000 and "𝔏" not in r.content
         w.fake.assert_clean()
@@ -327,7 +327,7 @@ async def test_a_long_mistake_is_answered_within_discords_limits(tmp_path: Any) 
     async with make_world(tmp_path, seed_factory=lambda: "solve-long") as w:
         await w.start_bot()
         for text in ("Qh" + "x" * 5998, "Ah " * 2000, " ".join(["Qh"] * 3000)):
-            r = await w.slash(w.carol, "ofc solve", cards=text[:6000])
+            r = await w.slash(w.carol, "ofc suggest", cards=text[:6000])
             assert r.ephemeral and r.content.startswith("⚠️ ") and len(r.content) < 2000, (
                 r.content[:100])
             assert not r.files
@@ -425,8 +425,8 @@ def test_the_moon_hand_premise() -> None:
 
 # --------------------------------------------------------------------------- defects
 def test_cli_with_no_card_in_its_words_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    """No card typed: a line on stderr, status 2.  (Was a defect: ``ofc-bot solve ""`` (or ``ofc-bot solve ,``, ``--variant ofc " "``) prints a
-    Python traceback (``ValueError: A fantasyland hand has 13 to 17 cards, not 0``) and exits
+    """No card typed: a line on stderr, status 2.  (Was a defect: ``ofc-bot solve ""`` (or
+    ``ofc-bot solve ,``, ``--variant ofc " "``) printed a Python traceback (``ValueError: A fantasyland hand has 13 to 17 cards, not 0``) and exits
     with status 1.  Cause: engine/solver.py ``check_fantasyland_cards`` lets an empty hand
     through (``Rules.fantasyland_cards_now(0)`` is 0, equal to the 0 cards), and
     bot/play.py ``solve_main`` calls ``solve_fantasyland`` outside its ``try``.  Should: a
@@ -444,7 +444,7 @@ def test_cli_with_no_card_in_its_words_says_so(capsys: pytest.CaptureFixture[str
 async def test_a_chinese_hand_typed_at_a_chinese_table_without_variant(tmp_path: Any) -> None:
     """13 cards at a chinese practice table, no ``variant``: solved as ofc.  (Was a defect: at
     a chinese table (here a practice one, where solving is allowed), the
-    player types the 13 cards of her hand into ``/ofc solve`` without ``variant`` and is told
+    player types the 13 cards of her hand into ``/ofc suggest cards:`` without ``variant`` and is told
     "A pineapple fantasyland hand is 14 to 17 cards, not 13." — a game nobody plays there,
     with no hint that ``variant:ofc`` would solve it.  Cause: bot/service.py
     ``TableService.solve`` falls back to pineapple's defaults when the channel's table plays
@@ -458,14 +458,14 @@ async def test_a_chinese_hand_typed_at_a_chinese_table_without_variant(tmp_path:
         await w.slash(w.alice, "ofc new", variant="chinese", bots=1)
         await w.slash(w.alice, "ofc start")
         await w.fake.wait_until(lambda: table_of(w).hand is not None, 5, "the deal")
-        r = await w.slash(w.alice, "ofc solve", cards=text_of(dealt(w, w.alice)))
+        r = await w.slash(w.alice, "ofc suggest", cards=text_of(dealt(w, w.alice)))
         assert r.content.startswith("🧮 The best setting of 13 cards (ofc, exact):"), r.content
 
 
 async def test_at_a_moon_table_the_best_setting_counts_the_moon(tmp_path: Any) -> None:
     """At a moon table the best setting shoots the moon when that is worth more.  (Was a
     defect: at an ofc table with ``moon`` on (a clean board with a jack-high bottom wins
-    20 points from each opponent), ``/ofc solve`` of 13 cards that can shoot the moon answers
+    20 points from each opponent), ``/ofc suggest cards:`` of 13 cards that can shoot the moon answers
     a setting of 8 royalties as "the best setting" under the table's options, without a word
     of the moon; pasted, it gives up the 20 points the moon board (bottom Jc 9d 7h 5s 3c,
     middle Jd 8c 6h 4s 2d, top Th 9s 8h) wins from each opponent.  Cause: engine/solver.py
@@ -479,7 +479,7 @@ async def test_at_a_moon_table_the_best_setting_counts_the_moon(tmp_path: Any) -
         await w.slash(w.alice, "ofc new", variant="ofc")
         r = await w.slash(w.alice, "ofc options", moon=True)
         assert "moon" in r.content.lower(), r.content
-        r = await w.slash(w.carol, "ofc solve", cards=MOON)
+        r = await w.slash(w.carol, "ofc suggest", cards=MOON)
         assert r.content.startswith("🧮"), r.content
         moon_board = re.search(r"· bottom [^(]*\((jack|ten|nine|eight|seven)-high\)", r.content)
         assert moon_board and "Shoots the moon (a jack-high bottom): 20 points from each " \
@@ -508,7 +508,7 @@ def test_a_hand_with_its_suits_swapped_solves_to_the_same_value() -> None:
 async def test_her_chinese_hand_at_stakes_with_suits_swapped_is_refused(tmp_path: Any) -> None:
     """Her chinese hand at stakes, suits swapped or a card changed: refused too.  (Was a
     defect: at a chinese table with stakes, the player setting her hand types it into
-    ``/ofc solve variant:ofc`` with clubs and diamonds, hearts and spades swapped (or with
+    ``/ofc suggest cards: variant:ofc`` with clubs and diamonds, hearts and spades swapped (or with
     one card, e.g. her deuce, changed to another suit) and gets its best setting — swapped
     back, her own hand's best, to the point.  Cause: bot/service.py ``TableService.solve``
     refuses only when the hand's cards are a subset of the typed ones (``set(req.cards) <=
@@ -526,5 +526,5 @@ async def test_her_chinese_hand_at_stakes_with_suits_swapped_is_refused(tmp_path
                      next(c for c in DECK if c not in mine))
         one_changed = " ".join(str(c) for c in [*mine, other] if c != lowest)
         for text in (swapped, one_changed):
-            r = await w.slash(w.alice, "ofc solve", cards=text, variant="ofc")
+            r = await w.slash(w.alice, "ofc suggest", cards=text, variant="ofc")
             assert r.ephemeral and "a table that is not practice" in r.content, (text, r.content)

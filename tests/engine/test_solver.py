@@ -377,7 +377,7 @@ def test_naturals() -> None:
     assert natural_worth_declaring(weak_pairs, free) is None
 
 
-# -- a fantasyland hand typed by a player (/ofc solve, ofc-bot solve) ---------------------------
+# -- a fantasyland hand typed by a player (/ofc suggest cards:, ofc-bot solve) ---------------------------
 def test_check_fantasyland_cards_names_what_is_wrong() -> None:
     cards = parse_cards("Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c 7d 6s 5h 4h")
     check_fantasyland_cards(cards[:13], Rules(variant="ofc"))
