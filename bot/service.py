@@ -130,33 +130,56 @@ def _as_typed(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
-def recap_lines(table: TableRow, recap: TableRecap, closed: bool) -> list[str]:
+RECAP_CHARS = 1500
+"""The most characters of a recap added to a closing notice (with its words, within Discord's
+2,000): the players that do not fit are counted on its last line (``/ofc recap`` lists every
+one, over several messages when need be)."""
+
+
+def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
+                limit: int | None = None) -> list[str]:
     """A table's recap in a message (names as typed): its game and stake, its hands and when,
     then each player, most points first (ties share their place): points, units where the
-    table played for them, hands, fantasylands earned, fouls and the best hand."""
+    hands counted (not practice), hands, fantasylands earned, fouls (a surrender is none)
+    and the best hand.  With ``limit``, the players after those that fit in that many
+    characters are counted on a last line instead."""
     rules = Rules.from_json(table.rules)
-    stake = (f"{plural(table.stake, 'unit')} a point" if table.stake else "no units")
-    when = (f"<t:{int(recap.started)}:f> to <t:{int(recap.ended)}:t>"
-            if recap.ended - recap.started >= 60 else f"<t:{int(recap.ended)}:f>")
+    counted = any(p.counted for p in recap.players)
+    stake = ("practice, no units" if not counted else
+             f"{plural(table.stake, 'unit')} a point" if table.stake else "no units")
+    span = recap.ended - recap.started
+    end = "f" if span >= 12 * 3600 else "t"  # (a table over days says the day it ended)
+    when = (f"<t:{int(recap.started)}:f> to <t:{int(recap.ended)}:{end}>" if span >= 60
+            else f"<t:{int(recap.ended)}:f>")
     lines = [f"📋 **{'Recap' if closed else 'This table so far'}** — {rules.variant}, {stake} · "
              f"{plural(recap.hands, 'hand')}, {when}"]
     medals = ("🥇", "🥈", "🥉")
     place = 0
+    size = len(lines[0])
     for k, p in enumerate(recap.players):
         if not k or p.points != recap.players[k - 1].points:
             place = k
-        mark = medals[place] if place < len(medals) else f"{place + 1}."
+        # (a place after the medals is "4\." : "4." starting a line is a list Discord numbers)
+        mark = medals[place] if place < len(medals) else f"{place + 1}\\."
         points = f"{p.points:+d} point{'' if abs(p.points) == 1 else 's'}"
         units = (f" ({p.units:+d} unit{'' if abs(p.units) == 1 else 's'})"
-                 if table.stake and not p.is_bot else "")
-        parts = [f"{mark} {_as_typed(p.name) or 'Player'}{' (bot)' if p.is_bot else ''} "
-                 f"{points}{units}", plural(p.hands, "hand")]
+                 if table.stake and p.counted and not p.is_bot else "")
+        parts = [f"{mark} {_as_typed(p.name) or 'Player'} {points}{units}",
+                 plural(p.hands, "hand")]
         if p.fantasylands:
             parts.append(f"🌴 {p.fantasylands}")
         if p.fouls:
             parts.append(plural(p.fouls, "foul"))
         parts.append(f"best hand {p.best:+d}")
-        lines.append(" · ".join(parts))
+        line = " · ".join(parts)
+        left = len(recap.players) - k
+        more = f"… and {plural(left, 'more player')} (`/ofc recap` lists them all)"
+        if limit is not None and size + len(line) + 1 + (len(more) + 1 if left > 1 else 0) \
+                > limit:
+            lines.append(more)
+            break
+        lines.append(line)
+        size += len(line) + 1
     return lines
 
 
@@ -2993,7 +3016,8 @@ class TableService:
         except Exception:
             log.exception("table %s: its recap could not be read", t.id)
             return ""
-        return "" if found is None else "\n" + "\n".join(recap_lines(t.row, found, True))
+        return "" if found is None else "\n" + "\n".join(
+            recap_lines(t.row, found, True, RECAP_CHARS))
 
     # ---------------------------------------------------------------- the solver for all
     async def solve(self, channel_id: int, user_id: int, text: str,

@@ -583,8 +583,11 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.command(name="recap", description="How this table went for each player")
     async def recap(self, interaction: discord.Interaction) -> None:
         text = await self.service.recap(_channel_id(interaction))
-        await interaction.response.send_message(  # (in the channel, as the leaderboard; the
-            text, allowed_mentions=discord.AllowedMentions.none())  # names ping nobody)
+        first, *rest = split_message(text)  # (every player, in as many messages as it takes)
+        none = discord.AllowedMentions.none()  # (in the channel, as the leaderboard; the names
+        await interaction.response.send_message(first, allowed_mentions=none)  # ping nobody)
+        for more in rest:
+            await interaction.followup.send(more, allowed_mentions=none)
 
     @app_commands.command(
         name="review", description="Your play in a finished hand against the AI's")

@@ -195,6 +195,8 @@ class RecapRow:
     """Fantasylands earned."""
     best: int
     """The most points in one hand."""
+    counted: int = 0
+    """Hands that counted (not practice): units move in those only."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1244,34 +1244,42 @@ class Store:
     RECAP = (
         "SELECT r.user_id AS user_id, MAX(r.is_bot) AS is_bot, COUNT(*) AS hands,"
         " SUM(r.points) AS points, SUM(CASE WHEN r.counted THEN r.units ELSE 0 END) AS units,"
-        " SUM(r.fouled) AS fouls, SUM(r.fantasyland) AS fantasylands, MAX(r.points) AS best,"
-        " MIN(h.created_at) AS started, MAX(h.finished_at) AS ended,"
-        " (SELECT r2.name FROM results r2 JOIN hands h2 ON h2.id = r2.hand_id"
-        "  WHERE h2.table_id = h.table_id AND h2.status = 'done' AND r2.user_id = r.user_id"
-        "  ORDER BY r2.finished_at DESC, r2.hand_id DESC LIMIT 1) AS name"
+        " SUM(r.counted) AS counted, SUM(r.fouled AND NOT r.surrendered) AS fouls,"
+        " SUM(r.fantasyland) AS fantasylands, MAX(r.points) AS best,"
+        " MIN(h.created_at) AS started, MAX(h.finished_at) AS ended"
         " FROM hands h JOIN results r ON r.hand_id = h.id"
-        " WHERE h.table_id = ? AND h.status = 'done'"
-        " GROUP BY r.user_id ORDER BY points DESC, hands DESC, MIN(r.seat_no)")
-    """``table_recap``'s query (the table's hands by ``UNIQUE (table_id, number)``, their
-    results by their primary key)."""
+        " WHERE h.table_id = ? AND h.status = 'done' GROUP BY r.user_id")
+    """``table_recap``'s sums (the table's settled hands by ``hands_by_table_done``, migration
+    009, their results by their primary key).  A surrender scores as a foul but is not one
+    (as in ``player_stats``)."""
+    RECAP_NAMES = (
+        "SELECT r.user_id AS user_id, r.name AS name, MAX(r.hand_id) AS last"
+        " FROM hands h JOIN results r ON r.hand_id = h.id"
+        " WHERE h.table_id = ? AND h.status = 'done' GROUP BY r.user_id")
+    """Each player's name in their last hand there (SQLite takes the bare ``name`` from the
+    row of the one ``MAX``)."""
 
     async def table_recap(self, table_id: int) -> TableRecap | None:
         """How a table's settled hands went for each of its players, most points first (ties:
-        more hands, then the earlier seat); none before its first settled hand."""
+        more hands, then the lower user id); none before its first settled hand."""
+        key = (_id(table_id, "table_id"),)
         async with self._lock:
-            rows = await self._all(self.RECAP, (_id(table_id, "table_id"),))
+            rows = await self._all(self.RECAP, key)
+            names = {int(r["user_id"]): str(r["name"] or "")
+                     for r in await self._all(self.RECAP_NAMES, key)}
             count = await self._one(
-                "SELECT COUNT(*) AS n FROM hands WHERE table_id = ? AND status = 'done'",
-                (_id(table_id, "table_id"),))
+                "SELECT COUNT(*) AS n FROM hands WHERE table_id = ? AND status = 'done'", key)
         if not rows or count is None:
             return None
-        players = tuple(RecapRow(
-            user_id=int(r["user_id"]), name=str(r["name"] or ""), is_bot=bool(r["is_bot"]),
-            hands=int(r["hands"]), points=int(r["points"]), units=int(r["units"]),
-            fouls=int(r["fouls"]), fantasylands=int(r["fantasylands"]), best=int(r["best"]),
-        ) for r in rows)
+        players = sorted((RecapRow(
+            user_id=int(r["user_id"]), name=names.get(int(r["user_id"]), ""),
+            is_bot=bool(r["is_bot"]), hands=int(r["hands"]), points=int(r["points"]),
+            units=int(r["units"]), fouls=int(r["fouls"]), fantasylands=int(r["fantasylands"]),
+            best=int(r["best"]), counted=int(r["counted"]),
+        ) for r in rows), key=lambda p: (-p.points, -p.hands, p.user_id))
         return TableRecap(hands=int(count["n"]), started=min(float(r["started"]) for r in rows),
-                          ended=max(float(r["ended"] or 0) for r in rows), players=players)
+                          ended=max(float(r["ended"] or 0) for r in rows),
+                          players=tuple(players))
 
     async def numbered_hand(
         self, table_id: int, number: int

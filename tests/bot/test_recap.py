@@ -90,23 +90,42 @@ async def test_every_way_a_table_closes_says_how_it_went() -> None:
 def test_the_lines_medals_ties_units_and_names_as_typed() -> None:
     svc_row = _row(stake=2)
     recap = TableRecap(hands=12, started=1_700_000_000.0, ended=1_700_003_600.0, players=(
-        RecapRow(1, "Sam *the* <@5>", False, 12, 30, 60, 1, 2, 24),
-        RecapRow(2, "Ada", True, 12, 30, 0, 0, 0, 12),
-        RecapRow(3, "Kim", False, 12, -1, -2, 3, 0, 6),
-        RecapRow(4, "Lee", False, 5, -59, -58, 0, 0, 2),
+        RecapRow(1, "Sam *the* <@5>", False, 12, 30, 60, 1, 2, 24, counted=12),
+        RecapRow(2, "Ada (bot)", True, 12, 30, 0, 0, 0, 12, counted=12),
+        RecapRow(3, "Kim", False, 12, -1, -2, 3, 0, 6, counted=12),
+        RecapRow(4, "Lee", False, 5, -59, -58, 0, 0, 2, counted=5),
     ))
     lines = recap_lines(svc_row, recap, closed=True)
     assert lines[0] == ("📋 **Recap** — ofc, 2 units a point · 12 hands, <t:1700000000:f> to "
                         "<t:1700003600:t>")
     assert lines[1] == ("🥇 Sam \\*the\\* \\<\\@5\\> +30 points (+60 units) · 12 hands · 🌴 2 · "
                         "1 foul · best hand +24")
-    assert lines[2] == "🥇 Ada (bot) +30 points · 12 hands · best hand +12"  # (tied: shared)
+    assert lines[2] == "🥇 Ada \\(bot\\) +30 points · 12 hands · best hand +12"  # (tied: shared)
     assert lines[3] == "🥉 Kim -1 point (-2 units) · 12 hands · 3 fouls · best hand +6"
-    assert lines[4].startswith("4. Lee -59 points (-58 units) · 5 hands")
+    assert lines[4].startswith("4\\. Lee -59 points (-58 units) · 5 hands")  # ("4." would be a
+    # list Discord numbers itself)
     assert not re.search(r"(?<!\\)<@", "\n".join(lines))  # (no mention left live)
-    practice = recap_lines(_row(stake=0), recap, closed=False)
-    assert practice[0].startswith("📋 **This table so far** — ofc, no units · ")
-    assert "units)" not in "\n".join(practice)
+    free = recap_lines(_row(stake=0), recap, closed=False)
+    assert free[0].startswith("📋 **This table so far** — ofc, no units · ")
+    assert "units)" not in "\n".join(free)
+    practice = TableRecap(hands=3, started=1_700_000_000.0, ended=1_700_000_030.0, players=(
+        RecapRow(1, "Sam", False, 3, 8, 0, 0, 0, 6), RecapRow(2, "Ada (bot)", True, 3, -8, 0,
+                                                             0, 0, 2)))
+    lines = recap_lines(_row(stake=2), practice, closed=True)
+    assert lines[0] == "📋 **Recap** — ofc, practice, no units · 3 hands, <t:1700000030:f>"
+    assert "unit" not in "\n".join(lines[1:])
+
+
+def test_a_long_recap_counts_the_players_that_do_not_fit() -> None:
+    players = tuple(RecapRow(k, f"player number {k:02d} " + "x" * 16, False, 3, 30 - k, 0, 0, 0,
+                             5, counted=3) for k in range(30))
+    recap = TableRecap(hands=40, started=1_700_000_000.0, ended=1_700_090_000.0, players=players)
+    lines = recap_lines(_row(stake=1), recap, closed=True, limit=1500)
+    assert len("\n".join(lines)) <= 1500
+    assert lines[0].endswith("<t:1700000000:f> to <t:1700090000:f>")  # (over a day: its date)
+    shown = len(lines) - 2
+    assert lines[-1] == (f"… and {30 - shown} more players (`/ofc recap` lists them all)")
+    assert len(recap_lines(_row(stake=1), recap, closed=True)) == 31  # (no limit: all)
 
 
 def _row(stake: int) -> Any:
