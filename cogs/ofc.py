@@ -68,6 +68,9 @@ then `/ofc start`.
 front/mid/back). Nothing is final until it is confirmed.
 **Fantasyland** (QQ+ on top, not fouled) is dealt to you by DM. `/ofc rules` shows this \
 table's options.
+**After a hand**: *Review my play* under the showdown (or `/ofc review`) compares your \
+decisions with the AI's; `/ofc recap` tells how the table is going; `/ofc suggest cards:` \
+solves any fantasyland hand.
 """
 
 PERIOD_WORDS = {"day": "last 24 hours", "week": "last 7 days", "month": "last 30 days",
