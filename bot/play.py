@@ -745,7 +745,8 @@ def solve_main(argv: list[str] | None = None, stdout: TextIO | None = None) -> i
         description="The exact solver's best setting of a fantasyland hand (royalties plus "
                     "the value of staying in fantasyland).")
     p.add_argument("cards", nargs="+", help="13 cards (ofc) or 14-17 (pineapple): Qh Qd Ks ...")
-    p.add_argument("--variant", choices=("ofc", "pineapple"), default="pineapple")
+    p.add_argument("--variant", choices=("ofc", "pineapple"), default=None,
+                   help="whose rules (default: ofc for 13 cards, pineapple for 14-17)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a table option, as in /ofc options (repeatable): progressive=off, "
                    "stay_value=20, progressive_stay=on, ...")
@@ -754,8 +755,9 @@ def solve_main(argv: list[str] | None = None, stdout: TextIO | None = None) -> i
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        rules = Rules(variant=args.variant).with_text_options(args.option)
         cards = parse_cards(" ".join(args.cards))
+        ofc = args.variant == "ofc" or (args.variant is None and len(cards) == 13)
+        rules = Rules(variant="ofc" if ofc else "pineapple").with_text_options(args.option)
         check_fantasyland_cards(cards, rules)
     except (RulesError, CardError, ValueError) as exc:
         print(f"ofc-bot solve: {exc}", file=sys.stderr)

@@ -3049,8 +3049,10 @@ class TableService:
             check_fantasyland_cards(cards, rules)
         except ValueError as e:
             other = "pineapple" if game == "ofc" else "ofc"
-            hint = (f" (the options of this channel's table; `variant:{other}` for the other "
-                    "game)" if table else "")
+            fits = len(cards) == 13 if other == "ofc" else 14 <= len(cards) <= 17
+            hint = ((f" (the options of this channel's table; `variant:{other}` for the other "
+                     "game)" if fits else " (the options of this channel's table)")
+                    if table else "")
             raise ServiceError(f"{e}{hint}.") from None
         self._not_your_chinese_hand(user_id, cards)
         return rules, await asyncio.to_thread(solve_fantasyland, cards, rules)

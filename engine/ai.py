@@ -1458,7 +1458,9 @@ def set_move(cards: Sequence[Card], rules: Rules) -> tuple[Move, float, str]:
         else:
             sol = solver.solve_fantasyland(list(cards), rules)
             board, discards, score = sol.board, tuple(sol.discards), float(sol.score)
-            note = "stays in fantasyland" if sol.stays else ""
+            note = ("stays in fantasyland" if sol.stays else
+                    f"shoots the moon (+{rules.shoot_the_moon_points} from each opponent)"
+                    if sol.moon else "")
     except Exception:  # the solver is optional: a timeout must never fail
         board = None
     if board is None or len(board) != 13 or board.is_foul(rules):

@@ -55,6 +55,7 @@ from .notation import format_move, plural
 from .solver import (
     best_chinese_setting,
     chinese_setting_value,
+    moon_worth,
     natural_worth_declaring,
     solve_fantasyland,
     stay_bonus,
@@ -285,8 +286,9 @@ def _fantasyland_worth(board: Board, hand: Hand) -> tuple[float, str]:
     stay = board.fantasyland_stay_cards(rules)
     bottom = board.values()[2]
     if rules.shoot_the_moon and bottom.category == HIGH_CARD and bottom.ranks[0] <= 11:
-        points = rules.shoot_the_moon_points
-        return float(royalties + points), f"shoots the moon (+{points})"
+        worth = moon_worth(rules)  # (the solver's scale: its rows and scoop lost)
+        return float(royalties) + worth, (f"shoots the moon (+{rules.shoot_the_moon_points}, "
+                                          f"counted {worth:+g} for the rows it loses)")
     words = f"royalties {royalties}"
     if stay:
         bonus = stay_bonus(stay, rules)

@@ -87,6 +87,7 @@ __all__ = [
     "check_fantasyland_cards",
     "chinese_setting_value",
     "describe_solution",
+    "moon_worth",
     "natural_worth_declaring",
     "solve_fantasyland",
     "stay_bonus",
@@ -242,9 +243,9 @@ def solve_fantasyland(
 
     With the moon option (``Rules.shoot_the_moon``) a setting that shoots the moon (its bottom
     jack-high or lower, so no row better than high card: no royalties, no stay) is worth the
-    moon's points from each opponent, as royalties are: when they are more than the best
-    score above, the answer is such a setting (``_moon_setting``; any one, they are worth the
-    same)."""
+    moon's points from each opponent less the rows and scoop it loses (``moon_worth``): when
+    that is more than the best score above, the answer is such a setting (``_moon_setting``;
+    any one, they are worth the same)."""
     rules = rules or Rules()
     cs = sorted(Card(c) for c in cards)
     n = len(cs)
@@ -260,15 +261,26 @@ def solve_fantasyland(
         best = _fallback(cs, rules, bonus)
     else:
         best = _solution(cs, *found, rules, bonus)
-    points = float(rules.shoot_the_moon_points)
-    if rules.shoot_the_moon and points > best.score:
+    worth = moon_worth(rules)
+    if rules.shoot_the_moon and worth > best.score:
         moon = _moon_setting(cs, rules)
         if moon is not None:
             t, m, b = moon
             full = (1 << n) - 1
             return Solution(Board(_rows(cs, t), _rows(cs, m), _rows(cs, b)),
-                            _rows(cs, full ^ t ^ m ^ b), 0, False, 0, points, moon=True)
+                            _rows(cs, full ^ t ^ m ^ b), 0, False, 0, worth, moon=True)
     return best
+
+
+def moon_worth(rules: Rules) -> float:
+    """What a fantasyland set that shoots the moon is worth against one opponent, on the
+    solver's scale (royalties, which ignores rows): the moon's points less every row and the
+    scoop (or overall unit), which such a board (no row better than high card, the bottom
+    jack-high or lower) loses to a clean board, where a board of royalties wins rows about
+    as often as it loses them.  Against an opponent who fouls the moon board loses nothing,
+    but fouls are the exception: a pineapple bot at a moon table lost about 10 points a hand
+    setting the moon for its points alone (tests/test_session30_review.py)."""
+    return float(rules.shoot_the_moon_points) - (3 + rules.scoop_bonus + rules.overall_bonus)
 
 
 def _moon_setting(cs: list[Card], rules: Rules) -> tuple[int, int, int] | None:
@@ -333,8 +345,10 @@ def describe_solution(solution: Solution, rules: Rules) -> tuple[str, ...]:
     top, middle, bottom = board.row_royalties(rules)
     worth = f"Royalties {solution.royalties} (top {top}, middle {middle}, bottom {bottom})"
     if solution.moon:
-        worth = (f"Shoots the moon (a jack-high bottom): {solution.score:g} points from each "
-                 "opponent, more than the best royalties and stay")
+        points = rules.shoot_the_moon_points
+        worth = (f"Shoots the moon (a jack-high bottom): {points} points from each opponent, "
+                 f"counted {solution.score:g} for the rows and scoop such a board loses: more "
+                 "than the best royalties and stay")
     elif solution.stays:
         bonus = solution.score - solution.royalties
         worth += (f"; stays in fantasyland ({solution.stay_cards} cards next, counted "

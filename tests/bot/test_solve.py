@@ -68,3 +68,17 @@ def _set_text(held: str) -> str:
     board = solve_fantasyland(parse_cards(held), Rules(variant="ofc")).board
     return " ".join(f"{' '.join(map(str, row))} {name}"
                     for name, row in zip(("top", "middle", "bottom"), board.rows, strict=True))
+
+
+async def test_the_hint_names_the_other_game_only_when_the_cards_fit_it() -> None:
+    svc, rec, store = await make()
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    with pytest.raises(ServiceError, match=r"An ofc fantasyland hand is 13 cards, not 15 \(the "
+                                           r"options of this channel's table; `variant:pineapple`"
+                                           r" for the other game\)\.$"):
+        await svc.solve(CH, BOB, FIFTEEN)
+    await svc.set_options(CH, ALICE, False, fantasyland=False)
+    with pytest.raises(ServiceError, match=r"These rules have no fantasyland \(fantasyland is "
+                                           r"off\) \(the options of this channel's table\)\.$"):
+        await svc.solve(CH, BOB, " ".join(FIFTEEN.split()[:13]))
+    await store.close()

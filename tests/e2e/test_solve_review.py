@@ -129,8 +129,8 @@ async def test_the_channel_tables_options_change_the_answer_as_the_rules_say() -
         assert sol.board != solve_fantasyland(ps, Rules(variant="pineapple")).board
         await svc.set_options(CH, ALICE, False, progressive_stay=False, progressive=False)
         with pytest.raises(ServiceError, match=r"A pineapple fantasyland hand is 14 cards, "
-                                               r"not 15 \(the options of this channel's table; "
-                                               r"`variant:ofc` for the other game\)\.$"):
+                                               r"not 15 \(the options of this channel's "
+                                               r"table\)\.$"):  # (ofc takes 13: no hint)
             await svc.solve(CH, BOB, FIFTEEN)
         rules, sol = await svc.solve(CH, BOB, " ".join(FIFTEEN.split()[:14]))
         assert not rules.progressive and len(sol.discards) == 1
@@ -411,8 +411,9 @@ def test_the_moon_hand_premise() -> None:
     rules = Rules(variant="ofc", shoot_the_moon=True)
     sol = solve_fantasyland(parse_cards(MOON), Rules(variant="ofc"))
     assert sol.royalties == 8 and sol.board.values()[2].category != HIGH_CARD
-    with_moon = solve_fantasyland(parse_cards(MOON), rules)
-    assert with_moon.moon and with_moon.score == 20 and not with_moon.board.is_foul(rules)
+    with_moon = solve_fantasyland(parse_cards(MOON), rules)  # (20 points, counted 14: the
+    assert with_moon.moon and with_moon.score == 14  # rows and scoop the moon board loses)
+    assert not with_moon.board.is_foul(rules)
     moon = Board(parse_cards("Th 9s 8h"), parse_cards("Jd 8c 6h 4s 2d"),
                  parse_cards("Jc 9d 7h 5s 3c"))
     assert not moon.is_foul(rules) and moon.royalties(rules) == 0

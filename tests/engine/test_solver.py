@@ -22,6 +22,7 @@ from engine.solver import (
     check_fantasyland_cards,
     chinese_setting_value,
     describe_solution,
+    moon_worth,
     natural_worth_declaring,
     solve_fantasyland,
     stay_bonus,
@@ -428,13 +429,14 @@ def test_describe_solution_says_rows_discards_royalties_stay_and_the_move() -> N
 
 def moon_brute_force(cards: Sequence[Card], rules: Rules) -> float:
     """The best score of every setting of 13 cards, a setting that shoots the moon counted at
-    the moon's points (it has no royalties and cannot stay)."""
+    ``moon_worth`` (the moon's points less the rows and scoop it loses; it has no royalties
+    and cannot stay)."""
     best = -1.0
     for top, middle, bottom, _, _, vb in settings_of_13(cards, rules):
         board = Board(top, middle, bottom)
         score = board.royalties(rules) + stay_bonus(board.fantasyland_stay_cards(rules), rules)
         if vb.category == 0 and vb.ranks[0] <= 11:  # (high card, jack-high or less)
-            score = max(score, float(rules.shoot_the_moon_points))
+            score = max(score, moon_worth(rules))
         best = max(best, score)
     return best
 
@@ -442,9 +444,11 @@ def moon_brute_force(cards: Sequence[Card], rules: Rules) -> float:
 @pytest.mark.slow
 @pytest.mark.parametrize("points", [20, 5])
 def test_with_the_moon_the_solver_is_still_exact(points: int) -> None:
-    """With the moon option a setting that shoots the moon is worth the moon's points: the
-    solver's score is the brute force's on hands rich in low cards (13 cards, ofc; the moon
-    is found whenever it beats the royalties), and its moon setting does shoot the moon."""
+    """With the moon option a setting that shoots the moon is worth the moon's points less
+    the rows and scoop it loses (14 of the default 20 in 1-6 scoring; 5 points are never
+    worth it): the solver's score is the brute force's on hands rich in low cards (13 cards,
+    ofc; the moon is found whenever it beats the royalties), and its moon setting does shoot
+    the moon."""
     rules = Rules(variant="ofc", shoot_the_moon=True, shoot_the_moon_points=points)
     low = [c for c in DECK if str(c)[0] in "23456789TJ"]
     rng = random.Random(f"moon/{points}")
@@ -459,8 +463,8 @@ def test_with_the_moon_the_solver_is_still_exact(points: int) -> None:
             moons += 1
             bottom = sol.board.values()[2]
             assert bottom.category == 0 and bottom.ranks[0] <= 11 and sol.royalties == 0
-    assert moons  # (the moon was the best somewhere)
-    # (this hand's best royalties are 6: the moon's 20 beat them, its 5 do not)
+    assert bool(moons) == (points == 20)  # (the moon was the best somewhere, at 20)
+    # (this hand's best royalties are 6: the moon's 20, counted 14, beat them; its 5 do not)
     cards = parse_cards("2c 3d 4h 6s 8c 9d Th Js 2d 3h 5c 7d 9s")
-    assert solve_fantasyland(cards, rules).moon == (points > 6)
+    assert solve_fantasyland(cards, rules).moon == (points == 20)
     assert not solve_fantasyland(cards, Rules(variant="ofc")).moon
