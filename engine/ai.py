@@ -1121,13 +1121,7 @@ def analyse(
     afters = [_after(board, m) for m in moves]
     unfair = _risk_aversion(ctx, hand.rules) if points else 0.0
     if sum(afters[0][3:]) == 0:  # the move finishes the board: exact
-        statics = [model.q(a[0], a[1], a[2]) for a in afters]
-        out = []
-        for move, a, st in zip(moves, afters, statics, strict=True):
-            v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
-                                          _VALUES[a[2] & MASK])
-            out.append(Candidate(move, v + unfair * foul, st, 0, float(foul), float(roy),
-                                 float(flc > 0), True))
+        out = _finished(ctx, moves, afters, unfair)
         # a clean board first, then the value; the static value breaks ties
         out.sort(key=lambda c: (-c.foul_rate, c.value, c.static), reverse=True)
         return out
@@ -1199,17 +1193,12 @@ def compare_moves(
     ctx = _Context(model, _opponents(hand, seat, model))
     board = hand.boards[seat]
     afters = [_after(board, m) for m in moves]
-    statics = [model.q(a[0], a[1], a[2]) for a in afters]
     free = sum(afters[0][3:])
     unfair = _risk_aversion(ctx, hand.rules)
     if free == 0:
-        out = []
-        for move, a, st in zip(moves, afters, statics, strict=True):
-            v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
-                                          _VALUES[a[2] & MASK])
-            out.append(Candidate(move, v + unfair * foul, st, 0, float(foul), float(roy),
-                                 float(flc > 0), True))
+        out = _finished(ctx, moves, afters, unfair)
         return out, [0.0] * len(out)
+    statics = [model.q(a[0], a[1], a[2]) for a in afters]
     seen = hand.cards_seen_by(seat)
     unseen = [c for c in DECK if c not in seen]
     spec = hand.spec
@@ -1236,6 +1225,20 @@ _Batch = Any
 royalties, fantasylands)``: every candidate played on the same sampled futures, round after
 round; with a ``budget`` (seconds) it stops before a round would pass it (once ``min_rounds``
 are done)."""
+
+
+def _finished(ctx: _Context, moves: Sequence[Move], afters: Sequence[_After],
+              unfair: float) -> list[Candidate]:
+    """The candidates of moves that finish the board, each scored exactly (a foul with
+    ``unfair`` added back: see ``_in_points``), in the order given."""
+    model = ctx.model
+    out = []
+    for move, a in zip(moves, afters, strict=True):
+        v, foul, roy, flc = ctx.final(_VALUES[a[0] & MASK], _VALUES[a[1] & MASK],
+                                      _VALUES[a[2] & MASK])
+        out.append(Candidate(move, v + unfair * foul, model.q(a[0], a[1], a[2]), 0,
+                             float(foul), float(roy), float(flc > 0), True))
+    return out
 
 
 def _risk_aversion(ctx: _Context, rules: Rules) -> float:

@@ -46,6 +46,7 @@ from tests.bot.test_service import (
     make,
     until,
 )
+from tests.engine.test_fastai import street_decisions
 
 from .conftest import World, fill_move, hs_of, make_world, panel_cards, table_of
 from .test_past_hands import named, pineapple_hand_played, showdown_of
@@ -63,14 +64,8 @@ def random_policy(rng: random.Random) -> Policy:
 
 def play_out(hand: Hand, policy: Policy) -> Hand:
     """Every street move by ``policy``; whole sets by the timeout's set (``autoplay``)."""
-    while not hand.is_over:
-        seat = hand.to_act()[0]
-        req = hand.requirement(seat)
-        assert req is not None
-        if req.is_set:
-            hand.autoplay(seat)
-        else:
-            hand.place(seat, *policy(hand, seat, street_moves(req)))
+    for seat, req in street_decisions(hand):
+        hand.place(seat, *policy(hand, seat, street_moves(req)))
     return hand
 
 
