@@ -390,8 +390,13 @@ def _kept_heading(interaction: discord.Interaction, past: PastHand) -> str | Non
 def _replay_heading(interaction: discord.Interaction, past: PastHand) -> str:
     """The line above a past hand shown by a button or a menu: its number, where it was
     played when that is not where the member asks from, and when."""
-    where = "" if interaction.channel_id == past.channel_id else f" at <#{past.channel_id}>"
-    return f"Hand #{past.result.hand_no}{where}, <t:{int(past.finished_at)}:f>:"
+    return (f"Hand #{past.result.hand_no}{_elsewhere(interaction, past.channel_id)}, "
+            f"<t:{int(past.finished_at)}:f>:")
+
+
+def _elsewhere(interaction: discord.Interaction, channel_id: int) -> str:
+    """`` at #channel`` when the hand was played in another channel than the one asking."""
+    return "" if interaction.channel_id == channel_id else f" at <#{channel_id}>"
 
 
 class ReplayFromShowdown(
@@ -457,8 +462,7 @@ class ReviewButton(
 def review_heading(interaction: discord.Interaction, found: HandReview) -> str:
     """The line above a review: the hand, where it was played when that is not where the
     member asks from, and when."""
-    where = ("" if interaction.channel_id == found.channel_id
-             else f" at <#{found.channel_id}>")
+    where = _elsewhere(interaction, found.channel_id)
     return (f"🧠 **Your play in hand #{found.number}**{where}, <t:{int(found.finished_at)}:f> "
             f"({found.review.variant}), against the AI's:")
 

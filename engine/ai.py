@@ -113,6 +113,7 @@ __all__ = [
     "analyse",
     "choose_move",
     "compare_moves",
+    "same_move",
     "choose_natural",
     "describe_move",
     "set_move",
@@ -514,7 +515,7 @@ class _Model:
         self.rules = rules
         self.config = config
         self.strict = rules.strict_top
-        self.loss = float(3 + rules.scoop_bonus + rules.overall_bonus)
+        self.loss = float(rules.foul_loss)
         self.royal = rules.has_royalties
         self.tables = ROW_QUANTILES.get(rules.variant, ROW_QUANTILES["pineapple"])
         self.rows: tuple[dict[int, _Row], dict[int, _Row], dict[int, _Row]] = ({}, {}, {})
@@ -1139,9 +1140,10 @@ def analyse(
         statics = [x + o for x, o in zip(statics, offsets, strict=True)]
     order = sorted(range(len(moves)), key=lambda i: -statics[i])
     cap = candidates if candidates is not None else _CANDIDATES[level]
-    wanted = [i for i, m in enumerate(moves) if any(_same_move(m, x) for x in include)]
     order = order[: max(1, cap)]
-    order += [i for i in wanted if i not in order]
+    if include:
+        order += [i for i, m in enumerate(moves)
+                  if i not in order and any(same_move(m, x) for x in include)]
     if budget is None and simulations is None:
         budget = LEVELS[level]
     free = sum(afters[0][3:])
@@ -1162,7 +1164,7 @@ def analyse(
     )
 
 
-def _same_move(a: Move, b: Move) -> bool:
+def same_move(a: Move, b: Move) -> bool:
     """The same cards on the same rows and the same discards (in any order)."""
     return frozenset(a[0]) == frozenset(b[0]) and frozenset(a[1]) == frozenset(b[1])
 

@@ -45,13 +45,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Declare, Place, Surrender, action_from_json
-from .ai import analyse, compare_moves
+from .ai import analyse, compare_moves, same_move
 from .autoplay import Move, street_moves
 from .board import Board
 from .cards import Card, cards_text
-from .evaluator import HIGH_CARD
 from .hand import Hand
 from .notation import format_move, plural
+from .scoring import shoots_moon
 from .solver import (
     best_chinese_setting,
     chinese_setting_value,
@@ -170,10 +170,6 @@ class Review:
         return sum(v.loss for v in self.verdicts if not v.auto)
 
 
-def _same(a: Move, b: Move) -> bool:
-    return frozenset(a[0]) == frozenset(b[0]) and frozenset(a[1]) == frozenset(b[1])
-
-
 def decisions(data: Mapping[str, Any], seat: int) -> list[Decision]:
     """Every decision of ``seat`` in the hand saved as ``data`` (``Hand.to_json``: its header
     and log), each with what the seat could see just before it."""
@@ -240,14 +236,14 @@ def _judge_street(d: Decision, search: int, compare: int) -> Verdict:
     # the search's last few (and the player's move) again on futures of their own, none
     # dropped: the halving of its field judges on few futures and can drop the best
     finalists = [c.move for c in found[:FINALISTS]]
-    if not any(_same(m, played) for m in finalists):
+    if not any(same_move(m, played) for m in finalists):
         finalists.append(played)
     if len(finalists) > 1 and not found[0].exact:
         again, _ = compare_moves(hand, seat, finalists, compare // 2, _rng(d, "final"))
         best = max(again, key=lambda c: c.value).move
     else:
         best = found[0].move
-    same = _same(best, played)
+    same = same_move(best, played)
     compared, errors = compare_moves(hand, seat, [best] if same else [best, played],
                                      compare, _rng(d, "compare"))
     mine = compared[0 if same else 1]
@@ -260,32 +256,18 @@ def _judge_street(d: Decision, search: int, compare: int) -> Verdict:
                    mine.value, compared[0].value, errors[-1], d.auto, note, played, best)
 
 
-def _foul_value(hand: Hand) -> float:
-    """What a fouled set loses to each opponent: every row and the scoop (or overall unit)."""
-    rules = hand.rules
-    return -(3.0 + rules.scoop_bonus + rules.overall_bonus)
-
-
 def _opponents(hand: Hand) -> int:
     """The seat's opponents: a set's royalties (or a foul's loss) count against each."""
     return max(1, hand.n - 1)
 
 
-def _set_board(move: Move) -> Board:
-    rows: list[list[Card]] = [[], [], []]
-    for card, r in move[0]:
-        rows[r].append(card)
-    return Board(tuple(rows[0]), tuple(rows[1]), tuple(rows[2]))
-
-
 def _fantasyland_worth(board: Board, hand: Hand) -> tuple[float, str]:
     rules = hand.rules
     if board.is_foul(rules):
-        return _foul_value(hand), "fouled"
+        return -float(rules.foul_loss), "fouled"
     royalties = board.royalties(rules)
     stay = board.fantasyland_stay_cards(rules)
-    bottom = board.values()[2]
-    if rules.shoot_the_moon and bottom.category == HIGH_CARD and bottom.ranks[0] <= 11:
+    if rules.shoot_the_moon and shoots_moon(board):
         worth = moon_worth(rules)  # (the solver's scale: its rows and scoop lost)
         return float(royalties) + worth, (f"shoots the moon (+{rules.shoot_the_moon_points}, "
                                           f"counted {worth:+g} for the rows it loses)")
@@ -304,9 +286,9 @@ def _judge_fantasyland(d: Decision) -> Verdict:
     solution = solve_fantasyland(list(d.cards), hand.rules)
     best: Move = (tuple((c, r) for r, row in enumerate(solution.board.rows) for c in row),
                   tuple(solution.discards))
-    mine, mine_words = _fantasyland_worth(_set_board(played), hand)
+    mine, mine_words = _fantasyland_worth(Board().place(played[0]), hand)
     _, best_words = _fantasyland_worth(solution.board, hand)
-    same = _same(best, played)
+    same = same_move(best, played)
     k = _opponents(hand)
     each = f" (each from {k} opponents)" if k > 1 else ""
     return Verdict(d.number, d.street, d.kind, d.cards, format_move(*played),
@@ -338,9 +320,9 @@ def _judge_chinese(d: Decision) -> Verdict:
         return Verdict(d.number, d.street, d.kind, d.cards, f"declare {d.natural}", best_text,
                        same, value * k, best_value * k, 0.0, d.auto, note)
     assert d.move is not None
-    board = _set_board(d.move)
+    board = Board().place(d.move[0])
     value = chinese_setting_value(board, rules)
-    same = best_move is not None and _same(best_move, d.move)
+    same = best_move is not None and same_move(best_move, d.move)
     if board.is_foul(rules):
         note = "your setting fouls: it loses every row; " + note
     return Verdict(d.number, d.street, d.kind, d.cards, format_move(*d.move), best_text, same,

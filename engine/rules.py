@@ -215,6 +215,12 @@ class Rules:
         return OVERALL_BONUS[self.scoring_method]
 
     @property
+    def foul_loss(self) -> int:
+        """Points a fouled board loses to each opponent that did not foul: every row and the
+        scoop (or the overall unit)."""
+        return 3 + self.scoop_bonus + self.overall_bonus
+
+    @property
     def natural_values(self) -> dict[str, int]:
         return dict(self.naturals)
 

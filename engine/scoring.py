@@ -124,7 +124,9 @@ class Settlement:
         }
 
 
-def _shoots_moon(board: Board) -> bool:
+def shoots_moon(board: Board) -> bool:
+    """A complete board's bottom is jack-high or lower, no pair or better (the moon's test;
+    whether the board fouls is the caller's to check)."""
     bottom = board.values()[2]
     return bottom.category == HIGH_CARD and bottom.ranks[0] <= 11
 
@@ -160,7 +162,7 @@ def settle(
         fouled[i] = board.is_foul(rules)
         row_roy[i] = board.row_royalties(rules)
         if rules.shoot_the_moon and not fouled[i]:
-            moon[i] = _shoots_moon(board)
+            moon[i] = shoots_moon(board)
     royalties = [sum(r) for r in row_roy]
     pairs = []
     for a in range(n):

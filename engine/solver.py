@@ -280,7 +280,7 @@ def moon_worth(rules: Rules) -> float:
     as often as it loses them.  Against an opponent who fouls the moon board loses nothing,
     but fouls are the exception: a pineapple bot at a moon table lost about 10 points a hand
     setting the moon for its points alone (tests/test_session30_review.py)."""
-    return float(rules.shoot_the_moon_points) - (3 + rules.scoop_bonus + rules.overall_bonus)
+    return float(rules.shoot_the_moon_points - rules.foul_loss)
 
 
 def _moon_setting(cs: list[Card], rules: Rules) -> tuple[int, int, int] | None:
