@@ -9,6 +9,8 @@ import io
 import logging
 import re
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -56,6 +58,17 @@ CLOSED_TABLE = "🔒 This table is closed. `/ofc new` opens another."
 """What a closed table's message says (its picture stays, its button goes)."""
 PING_SWEEP = 50
 """Messages of the channel looked through for a table's old turn pings after a restart."""
+MARKED_KEPT = 4096
+"""Closed table messages remembered as marked (a late edit of one marks it again: harmless)."""
+
+
+def _lock(locks: weakref.WeakValueDictionary[int, asyncio.Lock], table_id: int) -> asyncio.Lock:
+    """The table's lock in ``locks``: the one held or awaited now, else a new one (a lock
+    nobody holds or awaits is dropped from ``locks``: nothing is kept per table)."""
+    lock = locks.get(table_id)
+    if lock is None:
+        locks[table_id] = lock = asyncio.Lock()
+    return lock
 
 
 async def retire_closed(message: discord.Message) -> None:
@@ -427,16 +440,22 @@ class Presenter:
     def __init__(self, bot: OFCBot, coalesce: float = 0.4) -> None:
         self.bot = bot
         self.coalesce = coalesce
+        # What is kept per table goes when its closed table message is marked (``_forget``):
+        # a bot running for months sees thousands of tables.  The locks live while an edit or
+        # a ping holds or awaits them (``_lock``).
         self._pending_edits: dict[int, asyncio.Task[None]] = {}
         self._message_ids: dict[int, int] = {}
-        self._edit_locks: dict[int, asyncio.Lock] = {}
+        self._edit_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
         self._dirty: set[int] = set()
         self._last_ping: dict[int, discord.Message] = {}  # table id -> its turn ping
-        self._closed_marked: set[int] = set()
+        self._closed_marked: OrderedDict[int, None] = OrderedDict()
+        """The closed table messages marked, the last ``MARKED_KEPT`` (marked once)."""
         self._swept: set[int] = set()  # tables whose pings from before a restart are gone
         service = getattr(bot, "service", None)  # (its clock writes a table's created_at)
         self._started: float = service.clock() if service is not None else time.time()
-        self._ping_locks: dict[int, asyncio.Lock] = {}
+        self._ping_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
         """Per table: dropping the old ping and storing the new one is one step (two pings
         in flight would otherwise leave one behind for good)."""
 
@@ -496,7 +515,7 @@ class Presenter:
             self._pending_edits[t.id] = asyncio.ensure_future(self._edit_later(t))
 
     async def _edit_later(self, t: TableState) -> None:
-        lock = self._edit_locks.setdefault(t.id, asyncio.Lock())
+        lock = _lock(self._edit_locks, t.id)
         while t.id in self._dirty:
             await asyncio.sleep(self.coalesce)
             self._dirty.discard(t.id)
@@ -519,7 +538,7 @@ class Presenter:
         """The first table message of a table just opened, under the table message's edit
         lock: a join meanwhile (its edit) then either waits and edits this one, or posted the
         first itself and this edits it (never two live table messages)."""
-        async with self._edit_locks.setdefault(t.id, asyncio.Lock()):
+        async with _lock(self._edit_locks, t.id):
             return await self.post_table(t, edit=True)
 
     async def post_table(self, t: TableState, *, edit: bool = True) -> discord.Message | None:
@@ -577,9 +596,10 @@ class Presenter:
         sent while the table was closing is marked too)."""
         message_id = message_id or self._message_ids.pop(t.id, None) or t.row.message_id
         if message_id in self._closed_marked:
+            await self._forget(t)  # (an edit that was waiting when the message was marked)
             return
         if message_id:
-            self._closed_marked.add(message_id)
+            self._remember_marked(message_id)
             try:
                 await self.channel(t).get_partial_message(message_id).edit(
                     content=CLOSED_TABLE, view=None)
@@ -592,6 +612,24 @@ class Presenter:
             if t.row.created_at < self._started:
                 await self._sweep_closed(t)
             await self.bot.service.close_marked(t)  # type: ignore[union-attr]
+        await self._forget(t)
+
+    def _remember_marked(self, message_id: int) -> None:
+        self._closed_marked[message_id] = None
+        while len(self._closed_marked) > MARKED_KEPT:
+            self._closed_marked.popitem(last=False)
+
+    async def _forget(self, t: TableState) -> None:
+        """A closed table's message is marked: what was kept of the table goes (its turn
+        ping too, left by a table closed during a hand)."""
+        async with _lock(self._ping_locks, t.id):
+            await self._drop_last_ping(t)
+        self._dirty.discard(t.id)
+        self._swept.discard(t.id)
+        self._message_ids.pop(t.id, None)
+        task = self._pending_edits.get(t.id)
+        if task is not None and (task.done() or task is asyncio.current_task()):
+            del self._pending_edits[t.id]
 
     async def _sweep_closed(self, t: TableState) -> None:
         """A table closed just before the bot stopped may have a table message whose id was
@@ -601,7 +639,7 @@ class Presenter:
             async for m in self._carrying_button(t):
                 if m.id in self._closed_marked:
                     continue
-                self._closed_marked.add(m.id)
+                self._remember_marked(m.id)
                 await retire_closed(m)
         except discord.HTTPException:
             log.debug("could not look for the live-looking messages of table %s", t.id)
@@ -626,7 +664,7 @@ class Presenter:
         deadline = t.deadlines.get(hs) if hs is not None else None
         # a Discord timestamp counts down live in every client
         clock = f"time runs out <t:{int(deadline)}:R>" if deadline else f"{seconds} s"
-        async with self._ping_locks.setdefault(t.id, asyncio.Lock()):
+        async with _lock(self._ping_locks, t.id):
             await self._drop_pings_from_before(t)
             await self._drop_last_ping(t)
             with table_channel(t):
@@ -670,7 +708,7 @@ class Presenter:
             )
 
     async def showdown(self, t: TableState, r: ShowdownResult) -> None:
-        async with self._ping_locks.setdefault(t.id, asyncio.Lock()):
+        async with _lock(self._ping_locks, t.id):
             await self._drop_last_ping(t)
         view = showdown_view(r, table_title(t, r.practice))
         data = await render(render_showdown, view, t)
@@ -692,7 +730,7 @@ class Presenter:
                 await channel.send(more)
         # (after an edit under way: one that read the old message's id would find it deleted
         # and post a table message of its own)
-        async with self._edit_locks.setdefault(t.id, asyncio.Lock()):
+        async with _lock(self._edit_locks, t.id):
             await self.post_table(t, edit=False)
 
     async def notice(self, t: TableState, text: str, *, ping: bool = True) -> None:

@@ -4,6 +4,7 @@ stopping the table-message edits at shutdown."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import sqlite3
 import time
@@ -271,3 +272,83 @@ async def test_an_unexpected_error_is_logged_without_the_cards_sent_with_it(
     logged = " ".join(r.getMessage() for r in caplog.records)
     assert "ofc:ps:1:0:3:2" in logged and "Ks" not in logged and "Qd" not in logged
     assert "Something went wrong" in it.sent[0]
+
+
+class _Messages:
+    """A channel whose messages can be edited and deleted (ids 900, 901, ... in every
+    channel, as Discord's are)."""
+
+    ids = itertools.count(900)
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, str]] = []
+        self.deleted: list[int] = []
+
+    async def send(self, content: str = "", **kw: Any) -> Any:
+        message_id = next(self.ids)
+        self.sent.append((message_id, content))
+
+        async def delete() -> None:
+            self.deleted.append(message_id)
+        return SimpleNamespace(id=message_id, delete=delete)
+
+    def get_partial_message(self, message_id: int) -> Any:
+        async def edit(**kw: Any) -> None:
+            pass
+
+        async def delete() -> None:
+            self.deleted.append(message_id)
+        return SimpleNamespace(id=message_id, edit=edit, delete=delete)
+
+
+async def test_nothing_of_a_closed_table_stays_in_the_presenter() -> None:
+    """A bot runs for months and sees thousands of tables open and close: the presenter's
+    locks, pending edits, pings and message ids of a table go once its closed message is
+    marked (they used to stay, a lock or two and a task per table ever opened)."""
+    import gc
+
+    from ..bot.test_service import ALICE, BOB, G, finish_by_autoplay, make, until
+
+    svc, rec, store = await make(seed_factory=lambda: "mem")
+    channels: dict[int, _Messages] = {}
+    bot = SimpleNamespace(
+        service=svc, user=None,
+        get_partial_messageable=lambda cid, guild_id: channels.setdefault(cid, _Messages()))
+    presenter = Presenter(cast(Any, bot), 0.0)
+    svc.notifier = presenter
+
+    def idle() -> bool:
+        return all(task.done() for task in presenter._pending_edits.values())
+
+    for ch in (501, 502, 503):
+        await svc.new_table(G, ch, ALICE, "alice", fantasyland=False)
+        await svc.join(G, ch, BOB, "bob")
+        await svc.start(ch, ALICE)
+        if ch != 503:  # 503 closes during its first hand, the others after it
+            await finish_by_autoplay(svc, ch)
+        await svc.close(ch, ALICE, True)
+        while ch in svc._by_channel and svc._by_channel[ch] in svc.tables:
+            await finish_by_autoplay(svc, ch)  # (the hand being played, if any)
+            await asyncio.sleep(0.01)
+        await until(lambda: not presenter._pending_edits)
+    gc.collect()
+    assert not svc.tables
+    assert not presenter._pending_edits and not presenter._dirty
+    assert not presenter._last_ping and not presenter._message_ids and not presenter._swept
+    assert len(presenter._edit_locks) == 0 and len(presenter._ping_locks) == 0
+    assert len(presenter._closed_marked) == 3  # (bounded: MARKED_KEPT)
+    for c in channels.values():  # every turn ping was deleted (by its table's showdown)
+        pings = [message_id for message_id, text in c.sent if text.startswith("🎯")]
+        assert pings and set(pings) <= set(c.deleted)
+    await svc.shutdown()
+    await store.close()
+
+
+async def test_the_closed_messages_remembered_are_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(presenter_module, "MARKED_KEPT", 3)
+    presenter = Presenter(cast(Any, None))
+    for message_id in range(10):
+        presenter._remember_marked(message_id)
+    assert list(presenter._closed_marked) == [7, 8, 9]
