@@ -1,5 +1,6 @@
-"""``ofc-bot``: run the Discord bot (``ofc-bot``), play in the terminal (``ofc-bot play``), or
-solve a fantasyland hand (``ofc-bot solve``)."""
+"""``ofc-bot``: run the Discord bot (``ofc-bot``), play in the terminal (``ofc-bot play``),
+solve a fantasyland hand (``ofc-bot solve``), or look after the database (``ofc-bot backup``,
+``restore``, ``check``: ``bot.maintenance``)."""
 
 from __future__ import annotations
 
@@ -81,11 +82,16 @@ def main(argv: list[str] | None = None) -> int:
         from .play import solve_main
 
         return solve_main(args[1:])
+    if args and args[0] in ("backup", "restore", "check"):
+        return _maintain(args[0], args[1:])
     usage = ("usage: ofc-bot            run the Discord bot (settings from the environment/.env)\n"
              "       ofc-bot play ...   play against the computer in the terminal "
              "(ofc-bot play --help)\n"
              "       ofc-bot solve CARDS...  the best setting of a fantasyland hand "
-             "(ofc-bot solve --help)")
+             "(ofc-bot solve --help)\n"
+             "       ofc-bot backup FILE     copy the database, even while the bot runs\n"
+             "       ofc-bot restore FILE    put a backup back (the bot stopped)\n"
+             "       ofc-bot check           check the database and its books")
     if args and args[0] in ("-h", "--help", "help"):
         print(usage)
         return 0
@@ -122,6 +128,67 @@ def main(argv: list[str] | None = None) -> int:
         return _run(settings)
     finally:
         instance.release()
+
+
+MAINTENANCE = {
+    "backup": "Copy the database (OFC_DATABASE) into a new file: a consistent snapshot, "
+              "taken while the bot runs or not.",
+    "restore": "Put a backup in place of the database (OFC_DATABASE). Stop the bot first; the "
+               "database as it was is kept beside it (<database>.before-restore-<time>).",
+    "check": "Check the database (OFC_DATABASE; read only, the bot may run): SQLite's "
+             "integrity, then the books (every hand's units sum to zero, no negative balance, "
+             "every settled hand complete). Exit status 1 when something is wrong.",
+}
+
+
+def maintenance_parser(command: str) -> Any:
+    """The argument parser of ``ofc-bot backup``, ``restore`` or ``check``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=f"ofc-bot {command}", description=MAINTENANCE[command])
+    if command != "check":
+        parser.add_argument("file", metavar="FILE",
+                            help="the backup file to write" if command == "backup" else
+                            "the backup to put back")
+    if command == "backup":
+        parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    parser.add_argument("--database", metavar="PATH",
+                        help="the database (default: OFC_DATABASE, else ./ofc.sqlite3)")
+    return parser
+
+
+def _maintain(command: str, argv: list[str]) -> int:
+    """``ofc-bot backup FILE [--force]``, ``ofc-bot restore FILE``, ``ofc-bot check``; each
+    takes ``--database PATH`` (default: ``OFC_DATABASE``, from the environment or .env)."""
+    from .maintenance import MaintenanceError, backup, check, restore
+    from .settings import Settings, SettingsError
+
+    ns = maintenance_parser(command).parse_args(argv)
+    try:
+        database = ns.database or Settings.from_env().database
+    except SettingsError as e:
+        print(f"Bad setting: {e}", file=sys.stderr)
+        return 2
+    try:
+        if command == "backup":
+            contents = backup(database, ns.file, force=ns.force)
+            print(f"Backed up {database} to {ns.file}: {contents.describe()}.")
+        elif command == "restore":
+            contents, kept = restore(ns.file, database)
+            print(f"Restored {ns.file} into {database}: {contents.describe()}."
+                  + (f"\nThe database as it was: {kept}" if kept else ""))
+        else:
+            contents, problems = check(database)
+            if problems:
+                print(f"{database}: {len(problems)} problem(s) found:", file=sys.stderr)
+                for line in problems:
+                    print(f"  - {line}", file=sys.stderr)
+                return 1
+            print(f"{database} is sound and its books balance: {contents.describe()}.")
+    except MaintenanceError as e:
+        print(f"ofc-bot {command}: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _run(settings: Settings) -> int:

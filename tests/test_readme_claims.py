@@ -382,6 +382,20 @@ def test_the_soak_readme_describes() -> None:
     assert "8\nscenarios of 170 random steps" in README
 
 
+# ------------------------------------------------------- ofc-bot backup / restore / check
+@pytest.mark.parametrize("command", ["backup", "restore", "check"])
+def test_the_maintenance_commands_and_their_options_are_the_parsers(command: str) -> None:
+    from bot.__main__ import maintenance_parser
+
+    start = README.index("## Backups and checks")
+    section = README[start:README.index("\n## ", start + 1)]
+    parser = maintenance_parser(command)
+    public = {o for a in parser._actions for o in a.option_strings
+              if o.startswith("--") and o != "--help"}
+    assert f"ofc-bot {command}" in section
+    assert public <= set(re.findall(r"`(--[a-z-]+)", section))
+
+
 # ------------------------------------------------------------------------------- ofc-bot play
 def _play_paragraph() -> str:
     start = README.index("`ofc-bot play` options:")

@@ -1,0 +1,230 @@
+"""The operator's care of the database: ``ofc-bot backup``, ``ofc-bot restore``, ``ofc-bot check``.
+
+- **backup** copies the database by SQLite's online backup into a new file, while the bot
+  runs or not (a WAL database's readers never block its writer): a consistent snapshot,
+  written next to the destination and renamed into place only once it is whole and passes
+  SQLite's integrity check, so a backup interrupted leaves nothing that looks like one.
+  Copying the file itself is not a backup: its ``-wal`` file holds the latest writes.
+- **restore** puts a backup back, only while no bot runs on the database (the bot's lock,
+  ``bot.instance``): the backup is checked first, the database as it was is backed up beside
+  it (``<database>.before-restore-<time>``), then the backup is copied into it through SQLite
+  (which also empties its ``-wal``: a file copied over a WAL database mixes the two).
+- **check** reads the database only (it may run beside the bot): SQLite's integrity and
+  foreign-key checks, then the books (``Store.verify_ledger``: every hand's units sum to
+  zero, no negative balance or stack, every settled hand's rows, the standings).
+
+Each raises ``MaintenanceError`` with a sentence saying what is wrong and what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .store import Store, StoreError
+from .store.store import load_migrations
+
+
+class MaintenanceError(Exception):
+    """The operation could not be done; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What a database holds, said after a backup or a restore."""
+
+    schema: int
+    tables: int
+    hands: int
+    players: int
+    size: int  # bytes
+
+    def describe(self) -> str:
+        return (f"{self.hands:,} hands at {self.tables:,} tables, {self.players:,} players, "
+                f"{self.size / 1e6:.1f} MB, schema version {self.schema}")
+
+
+def _latest_schema() -> int:
+    return load_migrations()[-1][0]
+
+
+@contextlib.contextmanager
+def _connect(path: Path, *, read_only: bool) -> Iterator[sqlite3.Connection]:
+    uri = path.resolve().as_uri() + ("?mode=ro" if read_only else "")
+    try:
+        db = sqlite3.connect(uri, uri=True, isolation_level=None)
+    except sqlite3.Error as e:
+        raise MaintenanceError(f"cannot open {path}: {e}") from None
+    try:
+        db.execute("PRAGMA busy_timeout = 5000")
+        yield db
+    finally:
+        db.close()
+
+
+def _ours(db: sqlite3.Connection, path: Path) -> int:
+    """The schema version of an OFC Table database (raises when ``path`` is not one)."""
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as e:
+        raise MaintenanceError(f"{path} is not an OFC Table database ({e})") from None
+    if version < 1 or not {"tables", "hands", "ledger"} <= names:
+        raise MaintenanceError(f"{path} is not an OFC Table database (no tables, hands, ledger)")
+    if version > _latest_schema():
+        raise MaintenanceError(
+            f"{path} is at schema version {version}, newer than this bot "
+            f"({_latest_schema()}): update the bot")
+    return version
+
+
+def _integrity(db: sqlite3.Connection, path: Path) -> list[str]:
+    """SQLite's integrity and foreign-key checks, as sentences (none: sound)."""
+    try:
+        rows = [str(r[0]) for r in db.execute("PRAGMA integrity_check")]
+        keys = db.execute("PRAGMA foreign_key_check").fetchall()
+    except sqlite3.DatabaseError as e:
+        return [f"{path}: {e}"]
+    problems = [] if rows == ["ok"] else [f"{path}: {r}" for r in rows]
+    problems += [f"{path}: table {r[0]} row {r[1]} refers to a missing row of {r[2]}"
+                 for r in keys]
+    return problems
+
+
+def _contents(db: sqlite3.Connection, path: Path) -> Contents:
+    def count(sql: str) -> int:
+        return int(db.execute(sql).fetchone()[0])
+
+    return Contents(
+        schema=int(db.execute("PRAGMA user_version").fetchone()[0]),
+        tables=count("SELECT COUNT(*) FROM tables"),
+        hands=count("SELECT COUNT(*) FROM hands WHERE status = 'done'"),
+        players=count("SELECT COUNT(*) FROM players"),
+        size=path.stat().st_size,
+    )
+
+
+def _existing(path: Path, what: str) -> Path:
+    if not path.is_file():
+        raise MaintenanceError(f"no {what} at {path}")
+    return path
+
+
+def backup(database: str | os.PathLike[str], destination: str | os.PathLike[str], *,
+           force: bool = False) -> Contents:
+    """Copy ``database`` into the new file ``destination`` (``force``: replace one)."""
+    source, dest = _existing(Path(database), "database"), Path(destination)
+    if dest.is_dir():
+        raise MaintenanceError(f"{dest} is a folder: name the backup file")
+    if not dest.parent.is_dir():
+        raise MaintenanceError(f"no folder {dest.parent} to write {dest.name} in")
+    if dest.exists() and not force:
+        raise MaintenanceError(f"{dest} exists: name a new file, or --force to replace it")
+    with contextlib.suppress(OSError):
+        if dest.exists() and dest.resolve() == source.resolve():
+            raise MaintenanceError(f"{dest} is the database itself: name another file")
+    partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
+    try:
+        with _connect(source, read_only=True) as src:
+            _ours(src, source)
+            with _connect(partial, read_only=False) as out:
+                try:
+                    src.backup(out)
+                except sqlite3.Error as e:
+                    raise MaintenanceError(f"cannot back up {source}: {e}") from None
+                problems = _integrity(out, dest)
+                if problems:
+                    raise MaintenanceError(
+                        f"the copy of {source} is not sound ({problems[0]}): "
+                        "run ofc-bot check on the database")
+                out.execute("PRAGMA journal_mode = DELETE")  # one file, nothing beside it
+        os.replace(partial, dest)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            partial.unlink()
+    with _connect(dest, read_only=True) as db:
+        return _contents(db, dest)
+
+
+def restore(backup_file: str | os.PathLike[str], database: str | os.PathLike[str],
+            *, now: float | None = None) -> tuple[Contents, Path | None]:
+    """Put ``backup_file`` in place of ``database`` (the bot must be stopped): its contents,
+    and where the database as it was went (None: there was none)."""
+    from .instance import AlreadyRunning, InstanceLock
+
+    source, target = _existing(Path(backup_file), "backup"), Path(database)
+    if not target.parent.is_dir():
+        raise MaintenanceError(f"no folder {target.parent} for the database {target.name}")
+    with contextlib.suppress(OSError):
+        if target.exists() and source.resolve() == target.resolve():
+            raise MaintenanceError(f"{source} is the database itself")
+    with _connect(source, read_only=True) as src:
+        _ours(src, source)
+        problems = _integrity(src, source)
+        if problems:
+            raise MaintenanceError(f"the backup is not sound ({problems[0]}): nothing changed")
+    lock = InstanceLock(str(target))
+    try:
+        lock.acquire()
+    except AlreadyRunning as e:
+        raise MaintenanceError(
+            f"a bot{f' (pid {e.pid})' if e.pid else ''} is running on {target}: stop it "
+            "first (a restore under it would be overwritten by its next write)") from None
+    except OSError as e:
+        raise MaintenanceError(f"cannot lock {lock.path}: {e}") from None
+    try:
+        kept: Path | None = None
+        if target.exists():
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None
+                                                             else now))
+            kept = target.with_name(f"{target.name}.before-restore-{stamp}")
+            backup(target, kept)
+        with _connect(source, read_only=True) as src, _connect(target, read_only=False) as out:
+            try:
+                src.backup(out)
+                out.execute("PRAGMA journal_mode = WAL")  # (the bot's mode)
+            except sqlite3.Error as e:
+                raise MaintenanceError(
+                    f"cannot write {target}: {e}"
+                    + (f" (the database as it was is in {kept})" if kept else "")) from None
+            return _contents(out, target), kept
+    finally:
+        lock.release()
+
+
+def check(database: str | os.PathLike[str]) -> tuple[Contents, list[str]]:
+    """Read ``database`` (never written) and say what is wrong with it: ``[]`` when sound."""
+    path = _existing(Path(database), "database")
+    with _connect(path, read_only=True) as db:
+        version = _ours(db, path)
+        if version < _latest_schema():
+            raise MaintenanceError(
+                f"{path} is at schema version {version}, this bot's is {_latest_schema()}: "
+                "start the bot once (it migrates the database), then check it")
+        problems = _integrity(db, path)
+        contents = _contents(db, path)
+    if not problems:  # (the books are read only from a sound file)
+        problems = asyncio.run(_books(path))
+    return contents, problems
+
+
+async def _books(path: Path) -> list[str]:
+    import aiosqlite
+
+    db = await aiosqlite.connect(path.resolve().as_uri() + "?mode=ro", uri=True,
+                                 isolation_level=None)
+    try:
+        db.row_factory = sqlite3.Row
+        await db.execute("PRAGMA busy_timeout = 5000")
+        try:
+            return await Store(db, str(path)).verify_ledger()
+        except (sqlite3.Error, StoreError) as e:
+            return [f"{path}: {e}"]
+    finally:
+        await db.close()

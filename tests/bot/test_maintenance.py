@@ -1,0 +1,178 @@
+"""``ofc-bot backup``, ``restore`` and ``check`` (``bot.maintenance``) on a database the table
+service wrote: a backup taken while the service plays, a restore that puts it back (refused
+while a bot runs), and a check that finds books that do not balance."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main
+from bot.instance import InstanceLock
+from bot.maintenance import MaintenanceError, backup, check, restore
+from bot.store import Store
+
+from .test_service import ALICE, BOB, CH, G, finish_by_autoplay, make
+
+
+async def _play(path: Path, hands: int, *, seed: str = "care") -> Store:
+    """Open the service on ``path`` and play ``hands`` heads-up hands (units move); the store
+    is left open (a bot still running)."""
+    svc, _rec, store = await make(path, seed_factory=lambda: seed)
+    await svc.recover()  # (a table left open by an earlier run resumes)
+    if not svc.tables:
+        await svc.new_table(G, CH, ALICE, "alice", fantasyland=False)
+        await svc.join(G, CH, BOB, "bob")
+        await svc.start(CH, ALICE)
+    for _ in range(hands):
+        await finish_by_autoplay(svc)
+        deadline = time.monotonic() + 4
+        while svc.table_in_channel(CH).hand is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)  # the next deal
+    await svc.shutdown()
+    return store
+
+
+def _count(path: Path, sql: str) -> int:
+    with sqlite3.connect(path) as db:
+        return int(db.execute(sql).fetchone()[0])
+
+
+DONE = "SELECT COUNT(*) FROM hands WHERE status = 'done'"
+
+
+async def run(*argv: str) -> int:
+    """``ofc-bot ARGV`` (a command of its own: its own event loop, in a thread)."""
+    return await asyncio.to_thread(main, list(argv))
+
+
+async def problems(path: Path) -> list[str]:
+    return (await asyncio.to_thread(check, path))[1]
+
+
+async def test_a_backup_taken_while_the_bot_writes_is_whole_and_restores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 3)
+    try:
+        # the bot's connection is open, its last writes maybe only in the -wal file
+        assert await run("backup", str(tmp_path / "b.sqlite3"), "--database", str(db)) == 0
+        said = capsys.readouterr().out
+        assert "3 hands at 1 tables, 2 players" in said and "schema version 9" in said
+    finally:
+        await store.close()
+    copy = tmp_path / "b.sqlite3"
+    assert _count(copy, DONE) == 3 and not list(tmp_path.glob(".b.sqlite3.partial*"))
+    assert not (tmp_path / "b.sqlite3-wal").exists()  # one file: nothing beside it
+    assert await problems(copy) == []
+    # more hands are played, then the backup is put back: they are gone, the rest as it was
+    store = await _play(db, 2)
+    await store.close()
+    assert _count(db, DONE) == 5
+    assert await run("restore", str(copy), "--database", str(db)) == 0
+    said = capsys.readouterr().out
+    assert "Restored" in said and "3 hands" in said and "before-restore-" in said
+    assert _count(db, DONE) == 3
+    (kept,) = tmp_path.glob("ofc.sqlite3.before-restore-*")
+    assert _count(kept, DONE) == 5  # the database as it was
+    # and the bot opens the restored database and plays on from it
+    store = await _play(db, 1)
+    await store.close()
+    assert _count(db, DONE) == 4 and await problems(db) == []
+
+
+async def test_a_restore_is_refused_while_a_bot_runs_on_the_database(tmp_path: Path) -> None:
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 1)
+    await store.close()
+    backup(db, tmp_path / "b.sqlite3")
+    running = InstanceLock(str(db))
+    running.acquire()
+    try:
+        with pytest.raises(MaintenanceError, match="running on .*stop it first"):
+            restore(tmp_path / "b.sqlite3", db)
+    finally:
+        running.release()
+    assert not list(tmp_path.glob("*.before-restore-*"))  # nothing was touched
+
+
+async def test_check_finds_books_that_do_not_balance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 1)
+    await store.close()
+    assert await run("check", "--database", str(db)) == 0
+    assert "is sound and its books balance: 1 hands" in capsys.readouterr().out
+    with sqlite3.connect(db) as con:  # units that come from nowhere and go below zero
+        con.execute("INSERT INTO ledger (guild_id, user_id, account, kind, amount, created_at)"
+                    " VALUES (?, 999, 'balance', 'start', -50, 0)", (G,))
+    assert await run("check", "--database", str(db)) == 1
+    said = capsys.readouterr().err
+    assert "1 problem(s) found" in said and "user 999: negative balance -50" in said
+    # and a backup of it says so too before it is trusted: it is copied (books are the
+    # operator's to mend), but check is what tells
+    backup(db, tmp_path / "b.sqlite3")
+    assert await problems(tmp_path / "b.sqlite3") == ["guild 10 user 999: negative balance -50"]
+
+
+def test_what_is_not_a_database_or_not_there_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"not a database at all" * 100)
+    for argv in (["check", "--database", str(junk)],
+                 ["backup", str(tmp_path / "x"), "--database", str(junk)],
+                 ["restore", str(junk), "--database", str(tmp_path / "db")]):
+        assert main(argv) == 2
+        assert "is not an OFC Table database" in capsys.readouterr().err
+    assert main(["check", "--database", str(tmp_path / "none")]) == 2
+    assert "no database at" in capsys.readouterr().err
+    other = tmp_path / "other.sqlite3"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE notes (x)")
+    assert main(["check", "--database", str(other)]) == 2
+    assert "no tables, hands, ledger" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists() and not (tmp_path / "db").exists()
+
+
+async def test_a_backup_never_overwrites_by_mistake(tmp_path: Path) -> None:
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 1)
+    await store.close()
+    dest = tmp_path / "b.sqlite3"
+    dest.write_text("an older backup")
+    with pytest.raises(MaintenanceError, match="exists: name a new file, or --force"):
+        backup(db, dest)
+    assert dest.read_text() == "an older backup"
+    assert backup(db, dest, force=True).hands == 1
+    with pytest.raises(MaintenanceError, match="is the database itself"):
+        backup(db, db, force=True)
+    with pytest.raises(MaintenanceError, match="is a folder"):
+        backup(db, tmp_path)
+    with pytest.raises(MaintenanceError, match="no folder"):
+        backup(db, tmp_path / "nowhere" / "b.sqlite3")
+    assert _count(db, DONE) == 1
+
+
+async def test_check_asks_for_a_migration_first_and_refuses_a_newer_database(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 1)
+    await store.close()
+    with sqlite3.connect(db) as con:
+        con.execute("PRAGMA user_version = 8")
+    with pytest.raises(MaintenanceError, match="start the bot once"):
+        await problems(db)
+    with sqlite3.connect(db) as con:
+        con.execute("PRAGMA user_version = 99")
+    with pytest.raises(MaintenanceError, match="newer than this bot"):
+        await problems(db)
+    with pytest.raises(MaintenanceError, match="newer than this bot"):
+        restore(db, tmp_path / "new.sqlite3")
