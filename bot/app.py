@@ -53,6 +53,8 @@ class OFCBot(commands.Bot):
         self.store: Store | None = None
         self.service: TableService | None = None
         self.service_options: dict[str, Any] = {}
+        self._backups: asyncio.Task[None] | None = None
+        """``OFC_BACKUP_DIR``'s regular backups (``bot.maintenance.RegularBackups``)."""
         self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
 
     async def setup_hook(self) -> None:
@@ -78,6 +80,12 @@ class OFCBot(commands.Bot):
         # once connected (``on_connect``): a start that fails to connect posts nothing
         loaded = await self.service.load_tables()
         log.info("loaded %d open table(s)", len(loaded))
+        if self.settings.backup_dir:
+            from .maintenance import RegularBackups
+
+            backups = RegularBackups(self.settings.database, self.settings.backup_dir,
+                                     self.settings.backup_hours, self.settings.backup_keep)
+            self._backups = asyncio.create_task(backups.run(), name="regular backups")
 
     async def _sync_commands(self) -> None:
         """Publish the slash commands: to ``OFC_DEV_GUILD_ID`` at every start (instant there), else
@@ -132,6 +140,11 @@ class OFCBot(commands.Bot):
             await self.unload_extension(name)
         log.info("stopping: the connection to Discord")
         await super().close()
+        if self._backups is not None:  # (a backup being copied finishes in its thread,
+            # under its partial name: renamed only when whole)
+            self._backups.cancel()
+            await asyncio.wait([self._backups])
+            self._backups = None
         if self.store is not None:
             log.info("stopping: the database")
             await self.store.close()

@@ -13,22 +13,31 @@
   foreign-key checks, then the books (``Store.verify_ledger``: every hand's units sum to
   zero, no negative balance or stack, every settled hand's rows, the standings).
 
+- **regular backups** (``OFC_BACKUP_DIR``): the running bot backs up every
+  ``OFC_BACKUP_HOURS`` into ``ofc-<date>-<time>.sqlite3`` (UTC) files there, the first as it
+  starts when the newest there is older than that, keeping the last ``OFC_BACKUP_KEEP``.
+
 Each raises ``MaintenanceError`` with a sentence saying what is wrong and what to do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import calendar
 import contextlib
+import logging
 import os
+import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .store import Store, StoreError
 from .store.store import load_migrations
+
+log = logging.getLogger("ofc.backup")
 
 
 class MaintenanceError(Exception):
@@ -228,3 +237,74 @@ async def _books(path: Path) -> list[str]:
             return [f"{path}: {e}"]
     finally:
         await db.close()
+
+
+# ------------------------------------------------------------------ regular backups
+REGULAR = re.compile(r"^ofc-(\d{8}-\d{6})\.sqlite3$")
+"""The name of a regular backup: ``ofc-<UTC date>-<time>.sqlite3`` (they sort by time)."""
+RETRY = 3600.0
+"""Seconds before a regular backup that failed is tried again (at most its period)."""
+
+
+def regular_backups(folder: str | os.PathLike[str]) -> list[tuple[float, Path]]:
+    """The regular backups in ``folder``, oldest first, with their times."""
+    found = []
+    for path in Path(folder).iterdir():
+        m = REGULAR.match(path.name)
+        if m and path.is_file():
+            found.append((float(calendar.timegm(time.strptime(m[1], "%Y%m%d-%H%M%S"))), path))
+    return sorted(found)
+
+
+def regular_backup(database: str | os.PathLike[str], folder: str | os.PathLike[str],
+                   keep: int, now: float) -> tuple[Path, Contents, list[Path]]:
+    """Back ``database`` up into ``folder`` as ``ofc-<now>.sqlite3``; the regular backups
+    there beyond the last ``keep`` go, and parts of backups left by a stopped process: the
+    backup, what it holds, and what was deleted."""
+    dest = Path(folder) / f"ofc-{time.strftime('%Y%m%d-%H%M%S', time.gmtime(now))}.sqlite3"
+    for part in Path(folder).glob(".ofc-*.sqlite3.partial-*"):
+        if not part.name.endswith(f"-{os.getpid()}"):
+            with contextlib.suppress(OSError):
+                part.unlink()
+    contents = backup(database, dest)
+    gone = [path for _when, path in regular_backups(folder)[:-keep]]
+    for path in gone:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+    return dest, contents, gone
+
+
+class RegularBackups:
+    """The running bot's backups: ``await run()`` until cancelled.  A backup is copied in a
+    thread (the event loop plays on); one that fails is logged and tried again within an
+    hour, the bot never stopped by it."""
+
+    def __init__(self, database: str, folder: str, hours: float, keep: int, *,
+                 clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
+        self.database, self.folder, self.keep = database, folder, keep
+        self.period = hours * 3600.0
+        self.clock, self.sleep = clock, sleep
+
+    def due_in(self) -> float:
+        """Seconds until the next backup: the newest in the folder plus the period."""
+        try:
+            found = regular_backups(self.folder)
+        except OSError:
+            return 0.0
+        return max(0.0, found[-1][0] + self.period - self.clock()) if found else 0.0
+
+    async def run(self) -> None:
+        while True:
+            await self.sleep(self.due_in())
+            try:
+                dest, contents, gone = await asyncio.to_thread(
+                    regular_backup, self.database, self.folder, self.keep, self.clock())
+            except Exception as e:  # (a full disk, a folder gone...): the bot plays on
+                log.error("the regular backup of %s into %s failed (%s); trying again in "
+                          "%.0f minutes", self.database, self.folder, e,
+                          min(RETRY, self.period) / 60)
+                await self.sleep(min(RETRY, self.period))
+                continue
+            log.info("backed up to %s: %s%s", dest, contents.describe(),
+                     f" (deleted the oldest: {', '.join(p.name for p in gone)})" if gone else "")

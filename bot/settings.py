@@ -26,16 +26,18 @@ def _int(name: str, value: str | None) -> int | None:
         raise SettingsError(f"{name} must be a number, got {value!r}") from None
 
 
-def _float(name: str, value: str | None, default: float) -> float:
+def _float(name: str, value: str | None, default: float, unit: str = "seconds", *,
+           above_zero: bool = False) -> float:
     if value is None or value.strip() == "":
         return default
     try:
-        seconds = float(value)
+        number = float(value)
     except ValueError:
-        raise SettingsError(f"{name} must be a number of seconds, got {value!r}") from None
-    if not math.isfinite(seconds) or seconds < 0:
-        raise SettingsError(f"{name} must be a number of seconds, 0 or more, got {value!r}")
-    return seconds
+        raise SettingsError(f"{name} must be a number of {unit}, got {value!r}") from None
+    if not math.isfinite(number) or number < 0 or (above_zero and number == 0):
+        least = "above 0" if above_zero else "0 or more"
+        raise SettingsError(f"{name} must be a number of {unit}, {least}, got {value!r}")
+    return number
 
 
 def _processes(value: str | None) -> int:
@@ -60,6 +62,28 @@ def _database(value: str) -> str:
     return str(path)
 
 
+def _backup_dir(value: str | None, database: str) -> str | None:
+    """The folder regular backups go to (``~`` expanded; it must exist), none: no backups."""
+    if not value:
+        return None
+    if database == ":memory:":
+        raise SettingsError("OFC_BACKUP_DIR: an in-memory database (OFC_DATABASE=:memory:) "
+                            "has nothing to back up")
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise SettingsError(f"OFC_BACKUP_DIR: the folder {value!r} does not exist")
+    return str(path)
+
+
+def _backup_keep(value: str | None) -> int:
+    number = _int("OFC_BACKUP_KEEP", value)
+    if number is None:
+        return 7
+    if number < 1:
+        raise SettingsError(f"OFC_BACKUP_KEEP must be 1 or more backups, got {number}")
+    return number
+
+
 @dataclass(frozen=True)
 class Settings:
     discord_token: str | None = None
@@ -74,6 +98,12 @@ class Settings:
     """Table-message edits within this window are merged into one."""
     ai_processes: int = 1
     """Worker processes the AI thinks in (0: threads of the bot's process; ``bot.thinker``)."""
+    backup_dir: str | None = None
+    """The folder of the regular backups (``bot.maintenance.RegularBackups``); none: none."""
+    backup_hours: float = 24.0
+    """Hours between two regular backups."""
+    backup_keep: int = 7
+    """Regular backups kept (the oldest go)."""
 
     @classmethod
     def from_env(cls, env_file: str | Path | None = ".env") -> Settings:
@@ -89,9 +119,10 @@ class Settings:
         level = (env.get("OFC_LOG_LEVEL") or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise SettingsError(f"OFC_LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {level}")
+        database = _database(env.get("OFC_DATABASE") or "./ofc.sqlite3")
         return cls(
             discord_token=env.get("DISCORD_TOKEN") or None,
-            database=_database(env.get("OFC_DATABASE") or "./ofc.sqlite3"),
+            database=database,
             api_base=(env.get("DISCORD_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
             gateway_url=env.get("DISCORD_GATEWAY_URL") or DEFAULT_GATEWAY_URL,
             dev_guild_id=_int("OFC_DEV_GUILD_ID", env.get("OFC_DEV_GUILD_ID")),
@@ -99,6 +130,10 @@ class Settings:
             next_hand_delay=_float("OFC_NEXT_HAND_DELAY", env.get("OFC_NEXT_HAND_DELAY"), 5.0),
             edit_coalesce=_float("OFC_EDIT_COALESCE", env.get("OFC_EDIT_COALESCE"), 0.4),
             ai_processes=_processes(env.get("OFC_AI_PROCESSES")),
+            backup_dir=_backup_dir(env.get("OFC_BACKUP_DIR"), database),
+            backup_hours=_float("OFC_BACKUP_HOURS", env.get("OFC_BACKUP_HOURS"), 24.0, "hours",
+                                above_zero=True),
+            backup_keep=_backup_keep(env.get("OFC_BACKUP_KEEP")),
         )
 
 

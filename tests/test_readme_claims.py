@@ -155,7 +155,8 @@ SETTING_FIELDS = {
     "DISCORD_API_BASE": "api_base", "DISCORD_GATEWAY_URL": "gateway_url",
     "OFC_DEV_GUILD_ID": "dev_guild_id", "OFC_LOG_LEVEL": "log_level",
     "OFC_NEXT_HAND_DELAY": "next_hand_delay", "OFC_EDIT_COALESCE": "edit_coalesce",
-    "OFC_AI_PROCESSES": "ai_processes",
+    "OFC_AI_PROCESSES": "ai_processes", "OFC_BACKUP_DIR": "backup_dir",
+    "OFC_BACKUP_HOURS": "backup_hours", "OFC_BACKUP_KEEP": "backup_keep",
 }
 
 
@@ -267,6 +268,8 @@ def test_every_log_level_readme_names_is_accepted(clean_env: Path,
     ("OFC_EDIT_COALESCE", "inf"), ("OFC_DEV_GUILD_ID", "my server"),
     ("OFC_AI_PROCESSES", "17"), ("OFC_AI_PROCESSES", "-1"),
     ("OFC_DATABASE", "./no/such/folder/ofc.sqlite3"), ("OFC_LOG_LEVEL", "TRACE"),
+    ("OFC_BACKUP_DIR", "./no/such/folder"), ("OFC_BACKUP_HOURS", "0"),
+    ("OFC_BACKUP_HOURS", "daily"), ("OFC_BACKUP_KEEP", "0"),
 ])
 def test_a_bad_value_stops_the_start_with_exit_status_2(
     clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -13,7 +13,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.instance import InstanceLock
-from bot.maintenance import MaintenanceError, backup, check, restore
+from bot.maintenance import MaintenanceError, RegularBackups, backup, check, restore
 from bot.store import Store
 
 from .test_service import ALICE, BOB, CH, G, finish_by_autoplay, make
@@ -176,3 +176,78 @@ async def test_check_asks_for_a_migration_first_and_refuses_a_newer_database(
         await problems(db)
     with pytest.raises(MaintenanceError, match="newer than this bot"):
         restore(db, tmp_path / "new.sqlite3")
+
+
+# ------------------------------------------------------------------ regular backups
+class _Time:
+    """A clock and a sleep that moves it (no real waiting)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        if len(self.slept) > 6:
+            raise asyncio.CancelledError  # (the bot stopping)
+        self.now += seconds
+
+
+async def test_regular_backups_come_every_period_and_the_oldest_go(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 1)
+    await store.close()
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("the operator's own file")
+    (folder / ".ofc-20260101-000000.sqlite3.partial-1").write_text("left by a killed bot")
+    clock = _Time(1_800_000_000.0)  # 2027-01-15 08:00:00 UTC
+    backups = RegularBackups(str(db), str(folder), 6.0, 3, clock=clock, sleep=clock.sleep)
+    with caplog.at_level("INFO", logger="ofc.backup"), pytest.raises(asyncio.CancelledError):
+        await backups.run()
+    # the first at once (none there), then every 6 hours: 6 backups, the last 3 kept
+    assert clock.slept == [0.0] + [6 * 3600.0] * 6
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["notes.txt", "ofc-20270116-020000.sqlite3", "ofc-20270116-080000.sqlite3",
+                     "ofc-20270116-140000.sqlite3"]
+    assert await problems(folder / names[-1]) == []
+    assert "backed up to" in caplog.text and "1 hands at 1 tables" in caplog.text
+    assert "deleted the oldest: ofc-20270115-" in caplog.text
+    # a bot started again 2 hours after the last backup waits the 4 hours left
+    clock.now += 2 * 3600.0
+    clock.slept.clear()
+    assert backups.due_in() == 4 * 3600.0
+
+
+async def test_a_regular_backup_that_fails_is_said_and_tried_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    clock = _Time(1_800_000_000.0)
+    backups = RegularBackups(str(tmp_path / "gone.sqlite3"), str(folder), 24.0, 7,
+                             clock=clock, sleep=clock.sleep)
+    with caplog.at_level("INFO", logger="ofc.backup"), pytest.raises(asyncio.CancelledError):
+        await backups.run()
+    assert clock.slept == [0.0, 3600.0] * 3 + [0.0]  # again within the hour, each time
+    assert "the regular backup of" in caplog.text and "no database at" in caplog.text
+    assert "trying again in 60 minutes" in caplog.text and not list(folder.iterdir())
+
+
+def test_backups_of_an_in_memory_database_are_refused(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    from bot.settings import Settings, SettingsError
+
+    monkeypatch.setenv("OFC_DATABASE", ":memory:")
+    monkeypatch.setenv("OFC_BACKUP_DIR", str(tmp_path))
+    with pytest.raises(SettingsError, match="nothing to back up"):
+        Settings.from_env(env_file=None)
+    monkeypatch.setenv("OFC_DATABASE", str(tmp_path / "ofc.sqlite3"))
+    monkeypatch.setenv("OFC_BACKUP_HOURS", "0.5")
+    s = Settings.from_env(env_file=None)
+    assert (s.backup_dir, s.backup_hours, s.backup_keep) == (str(tmp_path), 0.5, 7)

@@ -46,6 +46,8 @@ class World:
     """The AI's worker processes (``OFC_AI_PROCESSES``); 0: threads, faster to start."""
     dev_guild: bool = True
     """``OFC_DEV_GUILD_ID`` set to the guild (commands synced there); else none (global)."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """More of the bot's settings (e.g. ``backup_dir``)."""
 
     def __getattr__(self, name: str) -> FakeUser:
         users = self.__dict__.get("users", {})
@@ -59,6 +61,7 @@ class World:
             gateway_url=self.fake.gateway_url,
             dev_guild_id=self.guild.id if self.dev_guild else None,
             next_hand_delay=30.0, edit_coalesce=0.05, ai_processes=self.ai_processes,
+            **self.settings,
         )
         bot = OFCBot(settings, guild_ready_timeout=0.05)
         bot.service_options = {"clock": self.clock, **self.service_options}

@@ -947,3 +947,43 @@ async def test_a_pick_redraws_a_panel_whose_picture_another_panel_made_old(
         assert f"top: {cards[0]} {cards[1]}" in rec.content
         assert rec.message.files[0][1] != old  # drawn again, with them
         w.fake.assert_clean()
+
+
+async def test_the_bot_backs_up_its_database_on_its_own(tmp_path: Any) -> None:
+    """``OFC_BACKUP_DIR``: the first backup as the bot starts (none there yet), in a thread
+    while it plays; stopped with the bot; none at the next start while the newest is fresh.
+    A backup made while a hand was being played restores it (``ofc-bot restore``): the
+    restarted bot resumes that hand."""
+    from bot.maintenance import regular_backups, restore
+
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    async with make_world(tmp_path) as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="ofc", stake=3)
+        await w.slash(w.bob, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        await w.stop_bot()
+        w.settings = {"backup_dir": str(folder), "backup_hours": 24.0, "backup_keep": 2}
+        await w.start_bot()  # the first backup: hand 1 being played
+        for _ in range(250):
+            if regular_backups(folder):
+                break
+            await asyncio.sleep(0.02)
+        ((_when, first),) = regular_backups(folder)
+        await _scripted_hand(w, stop_after=None)
+        await wait_showdown(w)
+        assert table_of(w).last_result is not None
+        await w.stop_bot()
+        await w.start_bot()  # the newest backup is fresh: none made
+        await asyncio.sleep(0.3)
+        assert [p for _w, p in regular_backups(folder)] == [first]
+        await w.stop_bot()
+        restore(first, w.db)  # back to the moment of that backup
+        await w.start_bot()
+        t = table_of(w)
+        assert t.row.hand_no == 1 and t.hand is not None and not t.hand.is_over
+        assert t.last_result is None and await w.store.verify_ledger() == []
+        del w._filled  # type: ignore[attr-defined]  # (its boards are empty again)
+        await _scripted_hand(w, stop_after=None)  # and it plays on from there
+        await wait_showdown(w)
