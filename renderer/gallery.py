@@ -156,10 +156,10 @@ def hand_fantasyland_17() -> HandView:
 def hand_chinese() -> HandView:
     return HandView(
         name="Ravi",
-        cards=cards("Qh Jd 3c 9s 9c 7d 7h 2d Th Js Qs Kc Ad"),
+        cards=cards("Qh Jd 3c 7d 7h 5d 5c 2d 9s Th Js Qs Kc"),
         board=Board(),
-        selected=((Card("Th"), "bottom"), (Card("Js"), "bottom"), (Card("Qs"), "bottom"),
-                  (Card("Kc"), "bottom"), (Card("Ad"), "bottom")),
+        selected=((Card("9s"), "bottom"), (Card("Th"), "bottom"), (Card("Js"), "bottom"),
+                  (Card("Qs"), "bottom"), (Card("Kc"), "bottom")),
         instruction="Set your 13 cards (or declare a natural)",
         time_left=74,
         variant="chinese",
@@ -168,8 +168,11 @@ def hand_chinese() -> HandView:
 
 # -- showdowns ----------------------------------------------------------------------------------
 WORKED_L = "Qh Qd 2s / Kh Kd Ks 4c 3d / 9c Tc Jc Qc Kc"
-WORKED_R = "Ks 8c 3s / Jh Jd 9c 5d 2c / Qs Qc As 7c 4d"
-WORKED_F = "Ah Ad Kc / As Ac Qd 7s 3c / Js Jc 9d 5h 2h"
+WORKED_R = "Js 8c 3s / 9h 9d 8d 5d 2c / Th Td 7c 6d 4d"
+WORKED_F = "As Ac Jh / Ah Ad Ts 7s 3c / 8s 8h 9s 5h 2h"
+"""RULES.md's worked example 3 dealt from one deck (its boards share cards: they illustrate
+scoring, not a deal): L the same, R and F with other cards of the same effect (R clean with
+no royalty and three rows lost to L, F fouled by a top pair of aces over the middle's)."""
 
 
 def showdown_pineapple_3() -> ShowdownView:
@@ -235,7 +238,7 @@ def showdown_chinese_4() -> ShowdownView:
     boards: list[Board | None] = [
         None,
         Board.parse("8h 8d 8c / Ks Kd 4h 4d 4s / As Ah Ad Ac 2c"),
-        Board.parse("Qh Jd 3c / 9s 9c 7d 7h 2d / Th Js Qs Kc Ad"),
+        Board.parse("Qh Jd 3c / 7d 7h 5d 5c 2d / 9s Th Js Qs Kc"),
         None,
     ]
     st = settle(boards, rules, surrendered=[3], naturals={0: "six pairs"})

@@ -315,3 +315,55 @@ def test_row_markers_too_wide_for_their_row_drop_the_points(drawn: list[str]) ->
     assert [st.pair(0, j).row_points[0] for j in (1, 2, 3)] == [3, 3, 3]
     showdown_scene(ShowdownView(("T", "B", "C", "D"), st, rules, title="c"))
     assert "▲+3" not in drawn and "▲+2" in drawn
+
+
+def _shown_cards(o: object, out: list[str], seen: set[int]) -> None:
+    """Every card a view holds, once per place it is drawn (a card that is picked or was just
+    placed, ``selected`` / ``last_placed``, is drawn where it lies)."""
+    import dataclasses
+
+    from engine import Card
+
+    if isinstance(o, Card):
+        out.append(str(o))
+    elif isinstance(o, str | bytes | int | float) or o is None or id(o) in seen:
+        return
+    elif isinstance(o, dict):
+        seen.add(id(o))
+        for v in o.values():
+            _shown_cards(v, out, seen)
+    elif isinstance(o, list | tuple | set | frozenset):
+        seen.add(id(o))
+        for v in o:
+            _shown_cards(v, out, seen)
+    elif dataclasses.is_dataclass(o):
+        seen.add(id(o))
+        for f in dataclasses.fields(o):
+            if f.name not in ("selected", "last_placed"):
+                _shown_cards(getattr(o, f.name), out, seen)
+    else:
+        seen.add(id(o))
+        for name in (*getattr(o, "__dict__", {}), *getattr(type(o), "__slots__", ())):
+            if name not in ("selected", "last_placed") and hasattr(o, name):
+                _shown_cards(getattr(o, name), out, seen)
+
+
+VIEW_MAKERS = sorted(
+    name for name, f in vars(g).items()
+    if callable(f) and getattr(f, "__module__", None) == g.__name__ and not name.startswith("_")
+    and f.__annotations__.get("return") in ("TableView", "HandView", "ShowdownView"))
+
+
+def test_every_picture_of_the_gallery_is_checked_for_cards_shown_twice() -> None:
+    assert len(VIEW_MAKERS) >= 14
+
+
+@pytest.mark.parametrize("name", VIEW_MAKERS)
+def test_no_picture_of_the_gallery_shows_a_card_twice(name: str) -> None:
+    """The README's pictures are deals from one deck (the pineapple showdown was RULES.md's
+    worked example 3, whose boards share seven cards: Ks on two boards, As on two...; the
+    chinese showdown had Ad in two hands)."""
+    cards: list[str] = []
+    _shown_cards(getattr(g, name)(), cards, set())
+    twice = sorted({c for c in cards if cards.count(c) > 1})
+    assert twice == [], f"{name} shows {twice} twice"
