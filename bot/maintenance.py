@@ -125,6 +125,20 @@ def _existing(path: Path, what: str) -> Path:
     return path
 
 
+COMPANIONS = ("", "-wal", "-shm", "-journal", ".lock")
+"""The files of a database ``x``: ``x`` itself, SQLite's ``x-wal``, ``x-shm``, ``x-journal``
+and the bot's lock ``x.lock`` (a backup written over one of them would break the database)."""
+
+
+def _database_file(path: Path, database: Path) -> bool:
+    """Whether ``path`` is one of ``database``'s own files (links followed)."""
+    try:
+        mine, its = path.resolve(), database.resolve()
+    except OSError:  # (a loop of links)
+        return False
+    return any(mine == its.with_name(its.name + suffix) for suffix in COMPANIONS)
+
+
 def backup(database: str | os.PathLike[str], destination: str | os.PathLike[str], *,
            force: bool = False) -> Contents:
     """Copy ``database`` into the new file ``destination`` (``force``: replace one)."""
@@ -133,11 +147,10 @@ def backup(database: str | os.PathLike[str], destination: str | os.PathLike[str]
         raise MaintenanceError(f"{dest} is a folder: name the backup file")
     if not dest.parent.is_dir():
         raise MaintenanceError(f"no folder {dest.parent} to write {dest.name} in")
+    if _database_file(dest, source):
+        raise MaintenanceError(f"{dest} is the database's own file: name another file")
     if dest.exists() and not force:
         raise MaintenanceError(f"{dest} exists: name a new file, or --force to replace it")
-    with contextlib.suppress(OSError):
-        if dest.exists() and dest.resolve() == source.resolve():
-            raise MaintenanceError(f"{dest} is the database itself: name another file")
     partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
     try:
         with _connect(source, read_only=True) as src:
@@ -170,9 +183,8 @@ def restore(backup_file: str | os.PathLike[str], database: str | os.PathLike[str
     source, target = _existing(Path(backup_file), "backup"), Path(database)
     if not target.parent.is_dir():
         raise MaintenanceError(f"no folder {target.parent} for the database {target.name}")
-    with contextlib.suppress(OSError):
-        if target.exists() and source.resolve() == target.resolve():
-            raise MaintenanceError(f"{source} is the database itself")
+    if _database_file(source, target):
+        raise MaintenanceError(f"{source} is the database's own file, not a backup")
     with _connect(source, read_only=True) as src:
         _ours(src, source)
         problems = _integrity(src, source)

@@ -151,8 +151,14 @@ async def test_a_backup_never_overwrites_by_mistake(tmp_path: Path) -> None:
         backup(db, dest)
     assert dest.read_text() == "an older backup"
     assert backup(db, dest, force=True).hands == 1
-    with pytest.raises(MaintenanceError, match="is the database itself"):
-        backup(db, db, force=True)
+    for own in ("", "-wal", "-shm", ".lock"):  # a live database's own files, links followed
+        with pytest.raises(MaintenanceError, match="is the database's own file"):
+            backup(db, f"{db}{own}", force=True)
+    (tmp_path / "link").symlink_to(db)
+    with pytest.raises(MaintenanceError, match="is the database's own file"):
+        backup(db, tmp_path / "link", force=True)
+    with pytest.raises(MaintenanceError, match="is the database's own file, not a backup"):
+        restore(db, tmp_path / "link")
     with pytest.raises(MaintenanceError, match="is a folder"):
         backup(db, tmp_path)
     with pytest.raises(MaintenanceError, match="no folder"):
