@@ -211,6 +211,9 @@ class Notifier(Protocol):
     async def notice(self, table: TableState, text: str, *, ping: bool = True) -> None:
         """Post ``text`` in the table's channel; ``ping=False``: its mentions notify nobody."""
 
+    # optional: ``table_gone(table)``, the table closed because its channel is gone (nothing
+    # can be posted there): what the notifier keeps of it can go (``SafeNotifier.table_gone``)
+
 
 class NullNotifier:
     async def table_changed(self, table: TableState) -> None:
@@ -260,6 +263,12 @@ class SafeNotifier:
 
     async def table_changed(self, table: TableState) -> None:
         await self._call("table_changed", table)
+
+    async def table_gone(self, table: TableState) -> None:
+        """The table closed because its channel is gone (for a notifier that has a
+        ``table_gone``: the protocol's optional method)."""
+        if hasattr(self.inner, "table_gone"):
+            await self._call("table_gone", table)
 
     async def turn_started(
         self, table: TableState, seats: list[int], requirement: Requirement | None
@@ -1675,6 +1684,7 @@ class TableService:
             t.drafts = {}
         log.info("table %s closed: its channel %s is gone%s", t.id, t.row.channel_id,
                  f" (hand #{number} voided)" if number is not None else "")
+        await self.notifier.table_gone(t)
         return True
 
     async def _retry_close_gone(self, t: TableState, delay: float) -> None:

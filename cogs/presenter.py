@@ -607,6 +607,7 @@ class Presenter:
                 pass  # gone, or never to be edited: nothing to come back for
             except discord.HTTPException:  # (Discord failing) marked after the next start
                 log.debug("could not mark the message of table %s closed", t.id)
+                await self._forget(t)
                 return
         if t.row.status == "closed" and CLOSE_UNMARKED in t.row.extra:
             if t.row.created_at < self._started:
@@ -619,9 +620,14 @@ class Presenter:
         while len(self._closed_marked) > MARKED_KEPT:
             self._closed_marked.popitem(last=False)
 
+    async def table_gone(self, t: TableState) -> None:
+        """The table closed because its channel is gone: nothing to mark or delete there."""
+        self._last_ping.pop(t.id, None)
+        await self._forget(t)
+
     async def _forget(self, t: TableState) -> None:
-        """A closed table's message is marked: what was kept of the table goes (its turn
-        ping too, left by a table closed during a hand)."""
+        """A closed table's message is marked (or its channel is gone): what was kept of the
+        table goes (its turn ping too, left by a table closed during a hand)."""
         async with _lock(self._ping_locks, t.id):
             await self._drop_last_ping(t)
         self._dirty.discard(t.id)

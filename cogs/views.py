@@ -597,10 +597,22 @@ class MyHandsSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"o
             await send_past_hand(interaction, past, 0, f"Hand #{past.result.hand_no} at "
                                  f"<#{past.channel_id}>, <t:{int(past.finished_at)}:f>:")
             if interaction.message is not None:
-                await interaction.edit_original_response(
-                    view=discord.ui.View.from_message(interaction.message, timeout=None))
+                await interaction.edit_original_response(view=self.again(interaction.message))
 
         await _guard(interaction, run())
+
+    @classmethod
+    def again(cls, message: discord.Message) -> discord.ui.View:
+        """The menu of ``message`` as it is, made of this dynamic item again (a plain copy,
+        ``View.from_message``, is a ``Select`` that discord.py keeps for good, and whose
+        timeout unregistered every other history menu)."""
+        view = discord.ui.View(timeout=None)
+        item = cls()
+        for copied in discord.ui.View.from_message(message, timeout=None).children:
+            if isinstance(copied, discord.ui.Select):
+                item.item.options = list(copied.options)
+        view.add_item(item)
+        return view
 
 
 def my_hands_view(hands: list[PlayerHand], places: dict[int, str] | None = None,
