@@ -165,7 +165,7 @@ def _maintain(command: str, argv: list[str]) -> int:
 
     ns = maintenance_parser(command).parse_args(argv)
     try:
-        database = ns.database or Settings.from_env().database
+        database = ns.database or Settings.database_from_env()
     except SettingsError as e:
         print(f"Bad setting: {e}", file=sys.stderr)
         return 2

@@ -2,9 +2,9 @@
 same tables and play them twice (both deal, both time out the players, both answer the same
 interactions), so it stops at once and says which process holds the database.
 
-The lock is an exclusive ``flock`` (``msvcrt.locking`` on Windows) on ``<database>.lock``,
-held for the life of the process: the system releases it when the process ends, however it
-ends, so a bot that was killed never leaves a stale lock behind.  An in-memory database
+The lock is an exclusive ``flock`` (``msvcrt.locking`` on Windows) on ``<database>.lock``
+(links followed), held for the life of the process: the system releases it when the process
+ends, however it ends, so a bot that was killed never leaves a stale lock behind.  An in-memory database
 (``:memory:``) is the process's own and needs none."""
 
 from __future__ import annotations
@@ -38,7 +38,10 @@ class InstanceLock:
     """``acquire()`` or raise ``AlreadyRunning``; ``release()`` (or the process's end) frees it."""
 
     def __init__(self, database: str) -> None:
-        self.path: str | None = None if database in ("", ":memory:") else f"{database}.lock"
+        self.path: str | None = (None if database in ("", ":memory:")
+                                 else f"{os.path.realpath(database)}.lock")
+        """Beside the database's real file: a bot started through a link to it and one (or
+        ``ofc-bot restore``) given the file itself take the same lock."""
         self._file: IO[str] | None = None
 
     def acquire(self) -> None:

@@ -6,16 +6,17 @@
   SQLite's integrity check, so a backup interrupted leaves nothing that looks like one.
   Copying the file itself is not a backup: its ``-wal`` file holds the latest writes.
 - **restore** puts a backup back, only while no bot runs on the database (the bot's lock,
-  ``bot.instance``): the backup is checked first, the database as it was is backed up beside
-  it (``<database>.before-restore-<time>``), then the backup is copied into it through SQLite
-  (which also empties its ``-wal``: a file copied over a WAL database mixes the two).
+  ``bot.instance``): the backup is checked first, the database as it was is kept beside it
+  (``<database>.before-restore-<time>``: a backup of it, or its files as they are when it is
+  damaged), then the backup is written next to it and renamed into its place, its old
+  ``-wal`` deleted first (SQLite would play it into the new file).
 - **check** reads the database only (it may run beside the bot): SQLite's integrity and
   foreign-key checks, then the books (``Store.verify_ledger``: every hand's units sum to
   zero, no negative balance or stack, every settled hand's rows, the standings).
-
 - **regular backups** (``OFC_BACKUP_DIR``): the running bot backs up every
-  ``OFC_BACKUP_HOURS`` into ``ofc-<date>-<time>.sqlite3`` (UTC) files there, the first as it
-  starts when the newest there is older than that, keeping the last ``OFC_BACKUP_KEEP``.
+  ``OFC_BACKUP_HOURS`` into ``<name>-<date>-<time>.sqlite3`` (UTC; ``<name>``: the
+  database's file name without its suffix) files there, the first as it starts when the
+  newest there is older than that, keeping the last ``OFC_BACKUP_KEEP``.
 
 Each raises ``MaintenanceError`` with a sentence saying what is wrong and what to do.
 """
@@ -25,10 +26,13 @@ from __future__ import annotations
 import asyncio
 import calendar
 import contextlib
+import glob
 import logging
 import os
 import re
+import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -57,6 +61,42 @@ class Contents:
     def describe(self) -> str:
         return (f"{self.hands:,} hands at {self.tables:,} tables, {self.players:,} players, "
                 f"{self.size / 1e6:.1f} MB, schema version {self.schema}")
+
+
+STAMP = "%Y%m%d-%H%M%S"
+"""The UTC time in the names of regular backups and of a database kept by a restore."""
+
+
+class Stop:
+    """Set from another thread (the bot stopping): a backup under way ends at once if it is
+    being checked (SQLite's ``interrupt``), else after its copy (one step: copied in steps,
+    a backup starts over whenever the bot writes meanwhile, and might never end)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._watched: set[sqlite3.Connection] = set()
+
+    def set(self) -> None:
+        self._event.set()
+        with self._lock:
+            for db in self._watched:
+                db.interrupt()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    @contextlib.contextmanager
+    def watching(self, db: sqlite3.Connection) -> Iterator[None]:
+        with self._lock:
+            self._watched.add(db)
+        try:
+            if self.is_set():
+                db.interrupt()
+            yield
+        finally:
+            with self._lock:
+                self._watched.discard(db)
 
 
 def _latest_schema() -> int:
@@ -140,7 +180,7 @@ def _database_file(path: Path, database: Path) -> bool:
 
 
 def backup(database: str | os.PathLike[str], destination: str | os.PathLike[str], *,
-           force: bool = False) -> Contents:
+           force: bool = False, stop: Stop | None = None) -> Contents:
     """Copy ``database`` into the new file ``destination`` (``force``: replace one)."""
     source, dest = _existing(Path(database), "database"), Path(destination)
     if dest.is_dir():
@@ -155,12 +195,15 @@ def backup(database: str | os.PathLike[str], destination: str | os.PathLike[str]
     try:
         with _connect(source, read_only=True) as src:
             _ours(src, source)
-            with _connect(partial, read_only=False) as out:
+            with _connect(partial, read_only=False) as out, (
+                    stop.watching(out) if stop is not None else contextlib.nullcontext()):
                 try:
                     src.backup(out)
                 except sqlite3.Error as e:
                     raise MaintenanceError(f"cannot back up {source}: {e}") from None
                 problems = _integrity(out, dest)
+                if stop is not None and stop.is_set():
+                    raise MaintenanceError(f"the backup of {source} was stopped")
                 if problems:
                     raise MaintenanceError(
                         f"the copy of {source} is not sound ({problems[0]}): "
@@ -190,7 +233,7 @@ def restore(backup_file: str | os.PathLike[str], database: str | os.PathLike[str
         problems = _integrity(src, source)
         if problems:
             raise MaintenanceError(f"the backup is not sound ({problems[0]}): nothing changed")
-    lock = InstanceLock(str(target))
+    lock = InstanceLock(str(target))  # (beside the real file: a link finds the bot's lock)
     try:
         lock.acquire()
     except AlreadyRunning as e:
@@ -200,23 +243,53 @@ def restore(backup_file: str | os.PathLike[str], database: str | os.PathLike[str
     except OSError as e:
         raise MaintenanceError(f"cannot lock {lock.path}: {e}") from None
     try:
-        kept: Path | None = None
-        if target.exists():
-            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None
-                                                             else now))
-            kept = target.with_name(f"{target.name}.before-restore-{stamp}")
-            backup(target, kept)
-        with _connect(source, read_only=True) as src, _connect(target, read_only=False) as out:
-            try:
+        kept = _keep(target, time.time() if now is None else now) if target.exists() else None
+        real = target.resolve()  # (a link stays a link: the file it names is replaced)
+        partial = real.with_name(f".{real.name}.restoring-{os.getpid()}")
+        try:
+            with _connect(source, read_only=True) as src, _connect(partial,
+                                                                   read_only=False) as out:
                 src.backup(out)
                 out.execute("PRAGMA journal_mode = WAL")  # (the bot's mode)
-            except sqlite3.Error as e:
-                raise MaintenanceError(
-                    f"cannot write {target}: {e}"
-                    + (f" (the database as it was is in {kept})" if kept else "")) from None
-            return _contents(out, target), kept
+            # the old database's -wal goes first: SQLite would play it into the new file
+            for end in ("-wal", "-shm", "-journal"):
+                Path(f"{real}{end}").unlink(missing_ok=True)
+            os.replace(partial, real)
+        except (sqlite3.Error, OSError) as e:
+            raise MaintenanceError(
+                f"cannot write {target}: {e}"
+                + (f" (the database as it was is in {kept})" if kept else "")) from None
+        finally:
+            for end in ("", "-wal", "-shm"):
+                Path(f"{partial}{end}").unlink(missing_ok=True)
+        with _connect(real, read_only=True) as db:
+            return _contents(db, real), kept
     finally:
         lock.release()
+
+
+def _keep(target: Path, now: float) -> Path:
+    """The database about to be replaced, kept beside it as
+    ``<name>.before-restore-<UTC date>-<time>`` (``-2``, ``-3``... after one of that second):
+    a backup of it when it can be read, else (damaged, or not a database of ours) its files
+    as they are, its ``-wal`` beside the copy."""
+    stamp = time.strftime(STAMP, time.gmtime(now))
+    kept = target.with_name(f"{target.name}.before-restore-{stamp}")
+    more = 1
+    while any(kept.with_name(kept.name + end).exists() for end in ("", "-wal")):
+        more += 1
+        kept = target.with_name(f"{target.name}.before-restore-{stamp}-{more}")
+    try:
+        backup(target, kept)
+    except MaintenanceError:
+        try:
+            shutil.copyfile(target, kept)
+            if Path(f"{target}-wal").exists():
+                shutil.copyfile(f"{target}-wal", f"{kept}-wal")
+        except OSError as e:
+            raise MaintenanceError(
+                f"cannot keep {target} as it was in {kept}: {e} (nothing changed)") from None
+    return kept
 
 
 def check(database: str | os.PathLike[str]) -> tuple[Contents, list[str]]:
@@ -252,34 +325,58 @@ async def _books(path: Path) -> list[str]:
 
 
 # ------------------------------------------------------------------ regular backups
-REGULAR = re.compile(r"^ofc-(\d{8}-\d{6})\.sqlite3$")
-"""The name of a regular backup: ``ofc-<UTC date>-<time>.sqlite3`` (they sort by time)."""
 RETRY = 3600.0
 """Seconds before a regular backup that failed is tried again (at most its period)."""
 
 
-def regular_backups(folder: str | os.PathLike[str]) -> list[tuple[float, Path]]:
-    """The regular backups in ``folder``, oldest first, with their times."""
+def _name_of(database: str | os.PathLike[str]) -> str:
+    """What a database's regular backups are named after: its file's name without its last
+    suffix (``ofc.sqlite3``: ``ofc``), so that two databases can share a folder."""
+    return Path(database).stem or "ofc"
+
+
+def regular_backups(folder: str | os.PathLike[str],
+                    database: str | os.PathLike[str] = "ofc.sqlite3") -> list[tuple[float, Path]]:
+    """The regular backups of ``database`` in ``folder`` (``<name>-<UTC date>-<time>.sqlite3``),
+    oldest first, with their times; a name that is no time (``ofc-20260230-...``) is no
+    regular backup."""
+    pattern = re.compile(re.escape(_name_of(database)) + r"-(\d{8}-\d{6})\.sqlite3")
     found = []
     for path in Path(folder).iterdir():
-        m = REGULAR.match(path.name)
+        m = pattern.fullmatch(path.name)
         if m and path.is_file():
-            found.append((float(calendar.timegm(time.strptime(m[1], "%Y%m%d-%H%M%S"))), path))
+            try:
+                found.append((float(calendar.timegm(time.strptime(m[1], STAMP))), path))
+            except ValueError:
+                continue
     return sorted(found)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process: alive)
+        return True
+    return True
+
+
 def regular_backup(database: str | os.PathLike[str], folder: str | os.PathLike[str],
-                   keep: int, now: float) -> tuple[Path, Contents, list[Path]]:
-    """Back ``database`` up into ``folder`` as ``ofc-<now>.sqlite3``; the regular backups
-    there beyond the last ``keep`` go, and parts of backups left by a stopped process: the
-    backup, what it holds, and what was deleted."""
-    dest = Path(folder) / f"ofc-{time.strftime('%Y%m%d-%H%M%S', time.gmtime(now))}.sqlite3"
-    for part in Path(folder).glob(".ofc-*.sqlite3.partial-*"):
-        if not part.name.endswith(f"-{os.getpid()}"):
+                   keep: int, now: float, stop: Stop | None = None,
+                   ) -> tuple[Path, Contents, list[Path]]:
+    """Back ``database`` up into ``folder`` as ``<name>-<now>.sqlite3``; its regular backups
+    there beyond the last ``keep`` go, and the parts of its backups left by a process that is
+    no more: the backup, what it holds, and what was deleted."""
+    name = _name_of(database)
+    dest = Path(folder) / f"{name}-{time.strftime(STAMP, time.gmtime(now))}.sqlite3"
+    for part in Path(folder).glob(f".{glob.escape(name)}-*.sqlite3.partial-*"):
+        pid = part.name.rpartition("-")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
             with contextlib.suppress(OSError):
                 part.unlink()
-    contents = backup(database, dest)
-    gone = [path for _when, path in regular_backups(folder)[:-keep]]
+    contents = backup(database, dest, stop=stop)
+    gone = [path for _when, path in regular_backups(folder, database)[:-keep]]
     for path in gone:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
@@ -289,7 +386,8 @@ def regular_backup(database: str | os.PathLike[str], folder: str | os.PathLike[s
 class RegularBackups:
     """The running bot's backups: ``await run()`` until cancelled.  A backup is copied in a
     thread (the event loop plays on); one that fails is logged and tried again within an
-    hour, the bot never stopped by it."""
+    hour, the bot never stopped by it.  ``stop()`` ends a backup being copied within a step
+    (the bot's exit does not wait for a whole copy of a large database)."""
 
     def __init__(self, database: str, folder: str, hours: float, keep: int, *,
                  clock: Callable[[], float] = time.time,
@@ -297,22 +395,43 @@ class RegularBackups:
         self.database, self.folder, self.keep = database, folder, keep
         self.period = hours * 3600.0
         self.clock, self.sleep = clock, sleep
+        self._stop = Stop()
 
     def due_in(self) -> float:
-        """Seconds until the next backup: the newest in the folder plus the period."""
+        """Seconds until the next backup: the newest in the folder plus the period (at most
+        the period: one named in the future, taken while the clock was wrong, is not waited
+        for)."""
         try:
-            found = regular_backups(self.folder)
+            found = regular_backups(self.folder, self.database)
         except OSError:
             return 0.0
-        return max(0.0, found[-1][0] + self.period - self.clock()) if found else 0.0
+        if not found:
+            return 0.0
+        return min(self.period, max(0.0, found[-1][0] + self.period - self.clock()))
+
+    def stop(self) -> None:
+        self._stop.set()
 
     async def run(self) -> None:
+        try:
+            await self._run()
+        except asyncio.CancelledError:
+            self.stop()
+            raise
+        except BaseException:  # (never silently: the bot runs on without backups)
+            log.exception("the regular backups of %s stopped", self.database)
+            raise
+
+    async def _run(self) -> None:
         while True:
             await self.sleep(self.due_in())
+            when = self.clock()
             try:
                 dest, contents, gone = await asyncio.to_thread(
-                    regular_backup, self.database, self.folder, self.keep, self.clock())
+                    regular_backup, self.database, self.folder, self.keep, when, self._stop)
             except Exception as e:  # (a full disk, a folder gone...): the bot plays on
+                if self._stop.is_set():
+                    raise asyncio.CancelledError from None
                 log.error("the regular backup of %s into %s failed (%s); trying again in "
                           "%.0f minutes", self.database, self.folder, e,
                           min(RETRY, self.period) / 60)
@@ -320,3 +439,5 @@ class RegularBackups:
                 continue
             log.info("backed up to %s: %s%s", dest, contents.describe(),
                      f" (deleted the oldest: {', '.join(p.name for p in gone)})" if gone else "")
+            if self.due_in() <= 0:  # (a period shorter than a second: not two in one)
+                await self.sleep(1.0)

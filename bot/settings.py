@@ -70,6 +70,8 @@ def _backup_dir(value: str | None, database: str) -> str | None:
         raise SettingsError("OFC_BACKUP_DIR: an in-memory database (OFC_DATABASE=:memory:) "
                             "has nothing to back up")
     path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise SettingsError(f"OFC_BACKUP_DIR is a file, not a folder: {value!r}")
     if not path.is_dir():
         raise SettingsError(f"OFC_BACKUP_DIR: the folder {value!r} does not exist")
     return str(path)
@@ -105,17 +107,29 @@ class Settings:
     backup_keep: int = 7
     """Regular backups kept (the oldest go)."""
 
-    @classmethod
-    def from_env(cls, env_file: str | Path | None = ".env") -> Settings:
+    @staticmethod
+    def environment(env_file: str | Path | None = ".env") -> dict[str, str]:
+        """The settings' values: ``env_file``'s, then the environment's over them (a variable
+        set empty there does not hide the file's value)."""
         from_file: dict[str, str | None] = {}
         if env_file is not None and Path(env_file).exists():
             try:
                 from_file = dotenv_values(env_file, encoding="utf-8")
             except UnicodeDecodeError:
                 raise SettingsError(f"{env_file} is not UTF-8 text: save it as UTF-8") from None
-        # the environment wins, but a variable set empty there does not hide the file's value
         env = {k: v.strip() for k, v in from_file.items() if v and v.strip()}
         env.update({k: v.strip() for k, v in os.environ.items() if v.strip()})
+        return env
+
+    @classmethod
+    def database_from_env(cls, env_file: str | Path | None = ".env") -> str:
+        """``OFC_DATABASE`` alone (``ofc-bot backup``, ``restore``, ``check``: the other
+        settings, e.g. a backup folder on a disk not mounted, are not theirs to refuse)."""
+        return _database(cls.environment(env_file).get("OFC_DATABASE") or "./ofc.sqlite3")
+
+    @classmethod
+    def from_env(cls, env_file: str | Path | None = ".env") -> Settings:
+        env = cls.environment(env_file)
         level = (env.get("OFC_LOG_LEVEL") or "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise SettingsError(f"OFC_LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {level}")

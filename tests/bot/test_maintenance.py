@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -185,11 +187,13 @@ async def test_check_asks_for_a_migration_first_and_refuses_a_newer_database(
 
 
 # ------------------------------------------------------------------ regular backups
-class _Time:
-    """A clock and a sleep that moves it (no real waiting)."""
+class Time:
+    """A clock and a sleep that moves it (no real waiting); the bot stops (CancelledError)
+    at the sleep after the ``sleeps``-th."""
 
-    def __init__(self, now: float) -> None:
+    def __init__(self, now: float, sleeps: int = 6) -> None:
         self.now = now
+        self.sleeps = sleeps
         self.slept: list[float] = []
 
     def __call__(self) -> float:
@@ -197,7 +201,7 @@ class _Time:
 
     async def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
-        if len(self.slept) > 6:
+        if len(self.slept) > self.sleeps:
             raise asyncio.CancelledError  # (the bot stopping)
         self.now += seconds
 
@@ -211,8 +215,11 @@ async def test_regular_backups_come_every_period_and_the_oldest_go(
     folder = tmp_path / "backups"
     folder.mkdir()
     (folder / "notes.txt").write_text("the operator's own file")
-    (folder / ".ofc-20260101-000000.sqlite3.partial-1").write_text("left by a killed bot")
-    clock = _Time(1_800_000_000.0)  # 2027-01-15 08:00:00 UTC
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    (folder / f".ofc-20260101-000000.sqlite3.partial-{gone.stdout.strip()}").write_text(
+        "left by a bot killed while it wrote")
+    clock = Time(1_800_000_000.0)  # 2027-01-15 08:00:00 UTC
     backups = RegularBackups(str(db), str(folder), 6.0, 3, clock=clock, sleep=clock.sleep)
     with caplog.at_level("INFO", logger="ofc.backup"), pytest.raises(asyncio.CancelledError):
         await backups.run()
@@ -235,7 +242,7 @@ async def test_a_regular_backup_that_fails_is_said_and_tried_again(
 ) -> None:
     folder = tmp_path / "backups"
     folder.mkdir()
-    clock = _Time(1_800_000_000.0)
+    clock = Time(1_800_000_000.0)
     backups = RegularBackups(str(tmp_path / "gone.sqlite3"), str(folder), 24.0, 7,
                              clock=clock, sleep=clock.sleep)
     with caplog.at_level("INFO", logger="ofc.backup"), pytest.raises(asyncio.CancelledError):
@@ -257,3 +264,18 @@ def test_backups_of_an_in_memory_database_are_refused(monkeypatch: pytest.Monkey
     monkeypatch.setenv("OFC_BACKUP_HOURS", "0.5")
     s = Settings.from_env(env_file=None)
     assert (s.backup_dir, s.backup_hours, s.backup_keep) == (str(tmp_path), 0.5, 7)
+
+
+async def test_a_backup_stopped_leaves_nothing_that_looks_whole(tmp_path: Path) -> None:
+    """The bot stopping (``RegularBackups.stop``): a backup being checked is interrupted at
+    once, one being copied ends after its copy; either way no backup file is left."""
+    from bot.maintenance import Stop
+
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 1)
+    await store.close()
+    stop = Stop()
+    stop.set()
+    with pytest.raises(MaintenanceError, match="was stopped"):
+        backup(db, tmp_path / "b.sqlite3", stop=stop)
+    assert not [p.name for p in tmp_path.iterdir() if not p.name.startswith("ofc.sqlite3")]
