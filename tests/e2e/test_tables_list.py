@@ -93,7 +93,11 @@ async def test_an_idle_table_closes_in_the_channel(tmp_path: Any) -> None:
         await w.slash(w.alice, "ofc new", variant="ofc", buyin=300)
         await w.slash(w.bob, "ofc join", buyin=300)
         w.clock.offset += 1.9 * 3600
-        await asyncio.sleep(0.3)
+        # warned first (no table closes without it; under load 0.3 s could pass without the
+        # idle check's turn, and the close came the warning's lead after the clock's next jump)
+        await w.fake.wait_for_message(
+            w.chan, lambda m: "so this table closes in" in (m.content or ""), timeout=10,
+            include_existing=True)
         assert table_of(w).row.status == "open"
         w.clock.offset += 0.2 * 3600
         notice = await w.fake.wait_for_message(
