@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import csv
 import dataclasses
+import io
 import logging
+import math
 import re
 import secrets
 import sqlite3
@@ -37,6 +40,7 @@ from .stopping import stop_tasks
 from .store import (
     AlreadyApplied,
     AuditEntry,
+    ExportedHand,
     HandResult,
     HandRow,
     InsufficientFunds,
@@ -63,6 +67,10 @@ SHUTDOWN_WAIT = 10.0  # seconds ``shutdown`` waits for the tables' tasks to stop
 ROW_NAMES = ("top", "middle", "bottom", "discard")
 REASON_LENGTH = 200
 """The longest reason a grant keeps for the audit log (characters)."""
+EXPORT_HANDS = 10_000
+"""The most hands ``/ofc history file`` puts in its file (the newest)."""
+EXPORT_PAGE = 1_000
+"""Hands read at a time for it (the store is held ~40 ms a page)."""
 REVIEWS_KEPT = 64
 """Reviews of past hands kept for the next ask (``TableService.review_at``)."""
 PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "month": 30 * 86_400.0, "all": None}
@@ -700,6 +708,30 @@ def _settled_showdown(
         notes=tuple(str(x) for x in st.get("showdown_notes", [])),
         replayable=bool(hand.regular_seats),
     )
+
+
+EXPORT_COLUMNS = ("table", "hand", "finished_utc", "channel_id", "game", "stake", "players",
+                  "points", "units", "practice", "fouled", "surrendered", "royalties",
+                  "natural", "fantasyland", "top", "middle", "bottom")
+"""``hands_csv``'s header: ``practice`` a hand that moved no units (bots, no stake counted),
+``fantasyland`` whether the hand earned one, ``top``/``middle``/``bottom`` the rows as set."""
+
+
+def hands_csv(hands: Sequence[ExportedHand]) -> str:
+    """One player's hands as CSV (RFC 4180, a header line, ``EXPORT_COLUMNS``): what a
+    spreadsheet opens.  Yes/no columns are 1/0, times ISO 8601 in UTC."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(EXPORT_COLUMNS)
+    for e in hands:
+        h, r = e.hand, e.hand.result
+        writer.writerow((
+            h.table_id, h.number,
+            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(h.finished_at)), h.channel_id,
+            h.variant, e.stake, e.players, r.points, r.units, int(not r.counted),
+            int(r.fouled and not r.surrendered), int(r.surrendered), r.royalties,
+            r.natural or "", int(r.fantasyland), *(e.rows or ("", "", ""))))
+    return out.getvalue()
 
 
 def _check_game(variant: str | None) -> None:
@@ -2983,6 +3015,21 @@ class TableService:
         if not 1 <= count <= 25:
             raise ServiceError("Choose a count from 1 to 25.")
         return await self.store.player_hands(guild_id, user_id, count)
+
+    async def export_hands(self, guild_id: int, user_id: int) -> tuple[str, int, bool]:
+        """``/ofc history file``: the player's last ``EXPORT_HANDS`` settled hands in the
+        server as CSV text (``hands_csv``), how many, and whether there are older ones."""
+        hands: list[ExportedHand] = []
+        while len(hands) <= EXPORT_HANDS:  # (a page at a time: other tables write between)
+            last = hands[-1] if hands else None
+            page = await self.store.player_export(
+                guild_id, user_id, EXPORT_PAGE, before=(math.inf, 0) if last is None
+                else (last.hand.finished_at, last.hand_id))
+            hands += page
+            if len(page) < EXPORT_PAGE:
+                break
+        text = await asyncio.to_thread(hands_csv, hands[:EXPORT_HANDS])  # (~0.2 s at 10,000)
+        return text, min(len(hands), EXPORT_HANDS), len(hands) > EXPORT_HANDS
 
     async def past_hand(self, channel_id: int, number: int) -> PastHand:
         """Hand ``number`` of the channel's table (or of its last one, closed) shown again: its

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -511,14 +512,21 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
 
     @app_commands.command(
         name="history",
-        description="The last hands here (or yours everywhere), or one hand's replay")
+        description="The last hands here (or yours everywhere, or as a file), or one hand's replay")
     @app_commands.describe(count="How many hands (1-25, default 5)",
                            hand="A hand's number: its showdown again and its replay, privately",
-                           mine="Your own last hands at every table of this server")
+                           mine="Your own last hands at every table of this server",
+                           file="All your hands in this server as a CSV file")
     async def history(
         self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 25] = 5,
         hand: app_commands.Range[int, 1, 1_000_000_000] | None = None, mine: bool = False,
+        file: bool = False,
     ) -> None:
+        if file:
+            if hand is not None:
+                raise ServiceError("`file` holds all your hands: leave out `hand`.")
+            await self._export(interaction)
+            return
         if mine:
             if hand is not None:
                 raise ServiceError("`hand` is a hand of this channel's table: with `mine`, "
@@ -573,6 +581,26 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             await interaction.followup.send(rest[-1], ephemeral=True, view=menu)
         else:
             await interaction.response.send_message(first, ephemeral=True, view=menu)
+
+    async def _export(self, interaction: discord.Interaction) -> None:
+        """``/ofc history file``: the member's hands in this server as a CSV file, privately."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        text, count, more = await self.service.export_hands(_guild_id(interaction),
+                                                            interaction.user.id)
+        if not count:
+            await interaction.followup.send("You have not finished a hand in this server yet.",
+                                            ephemeral=True)
+            return
+        what = (f"Your last {count:,} hands" if more else
+                "Your hand" if count == 1 else f"Your {count:,} hands")
+        await interaction.followup.send(
+            f"{what} in this server, newest first, one line each (a spreadsheet opens it): "
+            "the table and hand (`/ofc history hand:` there), when (UTC), the game, stake and "
+            "players, your points and units, practice, foul, surrender, royalties, natural, "
+            "fantasyland earned and your rows as set.",
+            file=discord.File(io.BytesIO(text.encode("utf-8")),
+                              filename=f"ofc-hands-{interaction.user.id}.csv"),
+            ephemeral=True)
 
     async def _past_hand(self, interaction: discord.Interaction, number: int) -> None:
         """``/ofc history hand``: a settled hand's showdown, image and text, privately, with

@@ -179,6 +179,21 @@ class PlayerHand:
 
 
 @dataclass(frozen=True, slots=True)
+class ExportedHand:
+    """One settled hand of a player with its table's stake, how many played it and the
+    player's own final rows (``Store.player_export``: ``/ofc history file``)."""
+
+    hand: PlayerHand
+    stake: int
+    players: int
+    rows: tuple[str, str, str] | None
+    """Top, middle, bottom as set (cards by text, e.g. ``"Qh Qd 2s"``); none when the stored
+    hand has no board for the seat (a chinese natural declared)."""
+    hand_id: int
+    """The hand's id in the store (with ``finished_at``, where the next page starts)."""
+
+
+@dataclass(frozen=True, slots=True)
 class RecapRow:
     """One player's results at one table (``Store.table_recap``)."""
 

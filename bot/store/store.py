@@ -57,6 +57,7 @@ from .models import (
     PER_HAND_MIN_HANDS,
     SETTING_NAMES,
     AuditEntry,
+    ExportedHand,
     HandResult,
     HandRow,
     JSONObject,
@@ -210,6 +211,19 @@ def _result_of(row: sqlite3.Row) -> HandResult:
         natural=row["natural"], is_bot=bool(row["is_bot"]), counted=bool(row["counted"]),
         ranked_points=row["ranked_points"],
     )
+
+
+def _own_rows(seats: str | None, boards: str | None,
+              seat_no: int) -> tuple[str, str, str] | None:
+    """Seat ``seat_no``'s final top, middle and bottom from a stored hand's seats and boards
+    (JSON), each as its cards' text; none when the hand holds no such board."""
+    try:
+        where = [int(s) for s in json.loads(seats or "[]")].index(seat_no)
+        board = json.loads(boards or "[]")[where]
+        top, middle, bottom = (" ".join(str(c) for c in row) for row in board)
+    except (ValueError, IndexError, TypeError):
+        return None
+    return (top, middle, bottom) if top or middle or bottom else None
 
 
 def _audit_of(row: sqlite3.Row) -> AuditEntry:
@@ -1316,6 +1330,44 @@ class Store:
         return [PlayerHand(table_id=r["hand_table"], channel_id=r["channel"],
                            number=r["hand_number"], variant=r["game"],
                            finished_at=r["finished_at"], result=_result_of(r)) for r in rows]
+
+    PLAYER_EXPORT = (
+        f"SELECT r.*, h.number AS hand_number, h.table_id AS hand_table, {_GAME} AS game,"
+        " t.channel_id AS channel, t.stake AS stake,"
+        " (SELECT COUNT(*) FROM results o WHERE o.hand_id = r.hand_id) AS players,"
+        " CASE WHEN json_valid(h.state) THEN json_extract(h.state, '$.seats') END AS seats,"
+        " CASE WHEN json_valid(h.state)"
+        "  THEN json_extract(h.state, '$.engine.state.boards') END AS boards"
+        " FROM results r"
+        " JOIN hands h ON h.id = r.hand_id JOIN tables t ON t.id = h.table_id"
+        " WHERE r.guild_id = ? AND r.user_id = ? AND h.status = 'done'"
+        " AND (r.finished_at < ? OR (r.finished_at = ? AND r.hand_id < ?))"
+        " ORDER BY r.finished_at DESC, r.hand_id DESC LIMIT ?")
+    """``player_export``'s query: ``PLAYER_HANDS``'s from a point on, with the stake, the
+    number of players and the seats' final boards (SQLite reads the two out of the stored
+    state)."""
+
+    async def player_export(
+        self, guild_id: int, user_id: int, limit: int,
+        before: tuple[float, int] = (math.inf, 0),
+    ) -> list[ExportedHand]:
+        """The player's ``limit`` settled hands in the server before ``before`` (a hand's
+        ``(finished_at, hand id)``; default: the newest), newest first, each with the player's
+        own final rows (never another seat's).  A page at a time: the store is held for one
+        page only (other tables' writes come between two)."""
+        at, hand_id = before
+        key = (_id(guild_id, "guild_id"), _id(user_id, "user_id"),
+               1e300 if math.isinf(at) else at, 1e300 if math.isinf(at) else at,
+               2**63 - 1 if math.isinf(at) else hand_id, max(0, int(limit)))
+        async with self._lock:
+            rows = await self._all(self.PLAYER_EXPORT, key)
+        return [ExportedHand(
+            hand=PlayerHand(table_id=r["hand_table"], channel_id=r["channel"],
+                            number=r["hand_number"], variant=r["game"],
+                            finished_at=r["finished_at"], result=_result_of(r)),
+            stake=int(r["stake"]), players=int(r["players"]),
+            rows=_own_rows(r["seats"], r["boards"], int(r["seat_no"])),
+            hand_id=int(r["hand_id"])) for r in rows]
 
     # ---------------------------------------------------------------- leaderboards and stats
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import sqlite3
 from collections.abc import AsyncIterator
@@ -888,5 +889,38 @@ async def test_a_write_cancelled_while_it_begins_leaves_no_transaction_open() ->
                 await task
             await store.ensure_player(G, BOB, "bob")  # a later write goes through
             assert not store._db.in_transaction
+    finally:
+        await store.close()
+
+
+async def test_a_players_hands_are_exported_page_by_page_without_a_gap_or_a_repeat() -> None:
+    """``player_export`` reads a page at a time from where the last ended, hands finished at
+    the same moment too (by their ids); a hand's own rows come from its stored state (none
+    when it holds no board for the seat)."""
+    import bench.boards as filler
+
+    store = await Store.open(":memory:")
+    try:
+        await filler._fill(store, 7)
+        await store._db.execute("DROP TRIGGER results_no_update")  # (a test's own ties)
+        await store._db.execute("UPDATE results SET finished_at = 5.0 WHERE hand_id > 2")
+        await store._db.execute(
+            "UPDATE hands SET state = ? WHERE id = 3", (
+                '{"seats": [0, 1], "engine": {"state": {"boards": ['
+                '[["Qh", "Qd", "2s"], ["Kh", "Kd", "Ks", "4c", "3d"], '
+                '["9c", "Tc", "Jc", "Qc", "Kc"]], [[], [], []]]}}}',))
+        await store._db.commit()
+        everything = await store.player_export(filler.GUILD, filler.ALICE, 100)
+        seen, before = [], (math.inf, 0)
+        while page := await store.player_export(filler.GUILD, filler.ALICE, 2, before):
+            seen += page
+            before = (page[-1].hand.finished_at, page[-1].hand_id)
+        assert [e.hand_id for e in seen] == [e.hand_id for e in everything] == [
+            2, 1, 7, 6, 5, 4, 3]  # (1 and 2 finished later than the five tied)
+        rows = {e.hand_id: e.rows for e in everything}
+        assert rows[3] == ("Qh Qd 2s", "Kh Kd Ks 4c 3d", "9c Tc Jc Qc Kc")
+        assert rows[4] is None  # (no state: no rows)
+        bobs = await store.player_export(filler.GUILD, filler.BOB, 100)
+        assert {e.hand_id: e.rows for e in bobs}[3] is None  # (his board there is empty)
     finally:
         await store.close()

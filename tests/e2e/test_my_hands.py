@@ -177,3 +177,47 @@ async def test_a_private_threads_spectator_replays_a_hand_from_the_thread(tmp_pa
         assert "round 1 of" in click.message.content
         w.fake.assert_clean()
 
+
+
+async def test_history_file_is_your_hands_as_csv_and_only_yours(tmp_path: Any) -> None:
+    """``/ofc history file:true``: a CSV file, privately, one line a hand (here two tables,
+    a pineapple hand with stakes and a chinese one), with the player's own rows as set and
+    nothing of the other player's cards; someone without hands is told so."""
+    import csv
+    import io
+
+    async with make_world(tmp_path, seed_factory=lambda: "export",
+                          next_hand_delay=60) as w:
+        await w.start_bot()
+        second = w.fake.add_text_channel(w.guild, "chinese")
+        pine = await play_hand(w, w.chan, "pineapple", stake=2)
+        await showdown_in(w, w.chan)
+        china = await play_hand(w, second, "chinese", stake=0)
+        await showdown_in(w, second)
+        r = await w.slash(w.alice, "ofc history", file=True)
+        await w.fake.wait_followups(r, 1)
+        sent = r.followups[0]
+        assert sent.ephemeral and "Your 2 hands in this server, newest first" in sent.content
+        ((name, data),) = sent.files
+        assert name == f"ofc-hands-{w.alice.id}.csv"
+        lines = list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+        assert [(int(x["table"]), int(x["hand"]), x["game"]) for x in lines] == [
+            (china.id, 1, "chinese"), (pine.id, 1, "pineapple")]
+        for line, t in zip(lines, (china, pine), strict=True):
+            res = t.last_result
+            mine = res.user_ids.index(w.alice.id)
+            theirs = res.user_ids.index(w.bob.id)
+            board = res.settlement.boards[mine]
+            assert (line["top"], line["middle"], line["bottom"]) == tuple(
+                " ".join(str(c) for c in row) for row in (board.top, board.middle, board.bottom))
+            shown = " ".join((line["top"], line["middle"], line["bottom"])).split()
+            assert not set(shown) & {str(c) for c in res.settlement.boards[theirs].cards}
+            assert int(line["points"]) == res.settlement.totals[mine]
+            assert line["finished_utc"].endswith("Z") and line["players"] == "2"
+        assert lines[1]["stake"] == "2" and lines[1]["practice"] == "0"
+        assert int(lines[1]["units"]) == 2 * int(lines[1]["points"])
+        r = await w.slash(w.carol, "ofc history", file=True)
+        await w.fake.wait_followups(r, 1)
+        assert "You have not finished a hand in this server yet." in r.followups[0].content
+        r = await w.slash(w.alice, "ofc history", file=True, hand=1)
+        assert r.ephemeral and "leave out `hand`" in r.content
