@@ -170,8 +170,12 @@ def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
         # (a place after the medals is "4\." : "4." starting a line is a list Discord numbers)
         mark = medals[place] if place < len(medals) else f"{place + 1}\\."
         points = f"{p.points:+d} point{'' if abs(p.points) == 1 else 's'}"
-        units = (f" ({p.units:+d} unit{'' if abs(p.units) == 1 else 's'})"
-                 if table.stake and p.counted and not p.is_bot else "")
+        said = []  # (the points of /ofc stats and the leaderboards, when they are others)
+        if p.counted and not p.is_bot and p.ranked is not None and p.ranked != p.points:
+            said.append(f"{p.ranked:+d} vs humans")
+        if table.stake and p.counted and not p.is_bot:
+            said.append(f"{p.units:+d} unit{'' if abs(p.units) == 1 else 's'}")
+        units = f" ({', '.join(said)})" if said else ""
         parts = [f"{mark} {_as_typed(p.name) or 'Player'} {points}{units}",
                  plural(p.hands, "hand")]
         if p.fantasylands:
@@ -583,6 +587,8 @@ class ShowdownResult:
     replayable: bool = False
     """Played round by round (ofc, pineapple, someone not in fantasyland): the showdown
     offers its replay (``Hand.rounds``)."""
+    bots: tuple[bool, ...] = ()
+    """Per hand seat, whether a bot played it (points against a bot move no units)."""
 
 
 @dataclass(frozen=True)
@@ -707,6 +713,7 @@ def _settled_showdown(
         natural_cards=tuple(hand.natural_cards), seat_nos=seat_nos,
         notes=tuple(str(x) for x in st.get("showdown_notes", [])),
         replayable=bool(hand.regular_seats),
+        bots=tuple(u in {r.user_id for r in results if r.is_bot} for u in users),
     )
 
 
@@ -1054,16 +1061,18 @@ class TableService:
             raise self._no_hand(t)
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
-            raise ServiceError(self._not_in_hand(seat))
+            raise ServiceError(self._not_in_hand(t, seat))
         return hs
 
-    @staticmethod
-    def _not_in_hand(seat: SeatRow) -> str:
+    def _not_in_hand(self, t: TableState, seat: SeatRow) -> str:
         """Why a seated player is not in the hand being played, and what comes next."""
         if seat.leaving:
             return "You are not in this hand, and you are leaving the table."
         if seat.sitting_out:
             return "You are not in this hand: you sit out until `/ofc sitin`."
+        if self.is_broke(t, seat):
+            return ("You are not in this hand, and your stack is empty: `/ofc join` buys in "
+                    "again (between your hands) to be dealt in, `/ofc leave` goes.")
         return "You are not in this hand; you will be dealt in the next one."
 
     # ------------------------------------------------------------------ table admin
@@ -1103,7 +1112,7 @@ class TableService:
         player = await self.store.ensure_player(guild_id, user_id, name)
         if buyin > player.balance:
             raise ServiceError(
-                f"You have {player.balance} units; the buy-in is {buyin}. "
+                f"You have {plural(player.balance, 'unit')}; the buy-in is {buyin}. "
                 "Choose a smaller `buyin`"
                 + (", or play for no units with `stake:0 buyin:0` (e.g. against bots)."
                    if player.balance == 0 else ".")
@@ -1128,13 +1137,13 @@ class TableService:
             raise ServiceError("The stake cannot be negative.")
         if stake > settings.max_stake:
             raise ServiceError(
-                f"The stake is at most {settings.max_stake} units per point on this server."
+                f"The stake is at most {plural(settings.max_stake, 'unit')} per point on this server."
             )
         if buyin < 0 or (buyin == 0 and stake > 0):
             raise ServiceError("The buy-in must be at least 1 unit (0 only at a table with "
                                "stake 0, which plays for no units).")
         if buyin > settings.max_buyin:
-            raise ServiceError(f"The buy-in is at most {settings.max_buyin} units on this server.")
+            raise ServiceError(f"The buy-in is at most {plural(settings.max_buyin, 'unit')} on this server.")
 
     async def _refresh(self, t: TableState) -> None:
         row = await self.store.get_table(t.id)
@@ -1195,11 +1204,11 @@ class TableService:
                 when = ("after this hand" if t.hand is not None and seated.seat_no in t.hand_seats
                         else "after the fantasyland hand you helped earn")
                 raise ServiceError(
-                    f"You are seated ({seated.stack} units in your stack) and leave {when}, as "
+                    f"You are seated ({plural(seated.stack, 'unit')} in your stack) and leave {when}, as "
                     "you asked: `/ofc sitin` keeps your seat.")
             if seated and not self.is_broke(t, seated):
                 raise ServiceError(
-                    f"You are already seated at this table ({seated.stack} units in your "
+                    f"You are already seated at this table ({plural(seated.stack, 'unit')} in your "
                     "stack).")
             if seated and t.hand is not None and t.hand_seat_of(seated.seat_no) is not None:
                 raise ServiceError("You are in the hand being played: buy in again after it.")
@@ -1338,7 +1347,7 @@ class TableService:
                 # not in the hand being played (if any): nothing of theirs is at stake
                 host = t.host_id
                 amount = await self._unseat(t, seat.seat_no)
-                text = f"You left the table; {amount} units returned to your balance."
+                text = f"You left the table; {plural(amount, 'unit')} returned to your balance."
                 public = f"🚪 <@{user_id}> left the table."
                 closed = await self._tidy_after_leave(t)
                 if closed:
@@ -2326,7 +2335,7 @@ class TableService:
             raise self._no_hand(t)
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
-            raise ServiceError(self._not_in_hand(seat))
+            raise ServiceError(self._not_in_hand(t, seat))
         req = hand.requirement(hs)
         waiting = ""
         if req is None:
@@ -2807,6 +2816,7 @@ class TableService:
             practice=practice, rules=t.rules, natural_cards=tuple(hand.natural_cards),
             seat_nos=tuple(t.hand_seats), notes=tuple(t.showdown_notes),
             replayable=bool(hand.regular_seats),
+            bots=tuple(bool(seat and seat.is_bot) for seat in seats),
         )
         await self._clear_hand(t, button=button_seat, extra=extra)
         if not practice:  # (not those leaving: they go)
@@ -3098,8 +3108,12 @@ class TableService:
                                "chinese hand is set with the table's own tools.")
         here = self._by_channel.get(channel_id)
         t = self.tables.get(here) if here is not None else None
-        game = variant or (t.rules.variant if t is not None and t.rules.variant != "chinese"
-                           else "ofc" if len(cards) == 13 else "pineapple")
+        decided = variant or (t.rules.variant if t is not None and t.rules.variant != "chinese"
+                              else None)
+        if decided is None and not 13 <= len(cards) <= 17:  # (neither game's: say both)
+            raise ServiceError(f"A fantasyland hand is 13 cards in ofc, 14 to 17 in pineapple; "
+                               f"these are {len(cards)}.")
+        game = decided or ("ofc" if len(cards) == 13 else "pineapple")
         table = t is not None and t.rules.variant == game
         rules = t.rules if t is not None and table else Rules(variant=game)
         try:

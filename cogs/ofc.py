@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -290,7 +291,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             _name(interaction.user), buyin,
         )
         await interaction.response.send_message(
-            f"🪑 **{md(seat.name)}** sat down with {seat.stack} units."
+            f"🪑 **{md(seat.name)}** sat down with {plural(seat.stack, 'unit')}."
         )
 
     @app_commands.command(name="leave", description="Leave after this hand; your stack returns")
@@ -547,10 +548,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 "by round.")
         for row, results in hands:
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
-            parts = []
-            for r in results:
-                parts.append(f"{md(r.name)} {result_summary(r)}")
-            lines.append(f"**#{row.number}** <t:{when}:f> — " + "; ".join(parts))
+            parts = [f"{md(r.name)} {result_summary(r)}" for r in results]
+            practice = " (practice: no units)" if not any(r.counted for r in results) else ""
+            lines.append(f"**#{row.number}** <t:{when}:f>{practice} — " + "; ".join(parts))
         first, *rest = split_message("\n".join([*lines, hint]))  # every hand, line by line
         await interaction.response.send_message(first, ephemeral=True)
         for more in rest:
@@ -680,7 +680,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         note = (f"\n… and {plural(more, 'more player')} tied at rank {ranks[-1]}" if more
                 else "")
         data = await render(render_leaderboard, view)
-        first, *rest = split_message(describe_leaderboard(for_message(view)) + note)
+        # ("1." starting a line is a list Discord numbers again: two tied firsts read 1, 2)
+        text = re.sub(r"(?m)^(\d+)\. ", r"\1\\. ", describe_leaderboard(for_message(view)))
+        first, *rest = split_message(text + note)
         await interaction.followup.send(first, file=png(data, "leaderboard.png"))
         for more_text in rest:  # (long names with markdown: every row still in the text)
             await interaction.followup.send(more_text)

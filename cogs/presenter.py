@@ -25,6 +25,7 @@ from bot.service import (
     PanelState,
     PastHand,
     ShowdownResult,
+    TableService,
     TableState,
 )
 from bot.stopping import stop_tasks
@@ -211,6 +212,8 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
         status = f"bot ({seat.bot_level})" if seat.is_bot else ""
         if seat.leaving:
             status = "leaving"
+        elif TableService.is_broke(t, seat) and not seat.sitting_out:
+            status = "buy in to play"  # (not dealt in until `/ofc join` again)
         board = Board()
         hidden = 0
         last: tuple[Any, ...] = ()
@@ -348,7 +351,7 @@ async def past_hand_payload(past: PastHand, frame: int, heading: str) -> tuple[
     if frame == 0:
         view = showdown_view(r, title_of(r.rules.variant, past.stake, r.practice))
         data = await render(render_showdown, view, four_colour=past.four_colour)
-        lines = [heading, *showdown_lines(r, view)]
+        lines = [heading, *showdown_lines(r, view, past.stake)]
         return (split_message("\n".join(lines)),
                 png(data, f"showdown-hand-{r.hand_no}.png"))
     table = round_view(past, frame - 1)
@@ -358,12 +361,40 @@ async def past_hand_payload(past: PastHand, frame: int, heading: str) -> tuple[
     return split_message(text), png(data, f"hand-{r.hand_no}-round-{table.street}.png")
 
 
-def showdown_lines(r: ShowdownResult, view: ShowdownView) -> list[str]:
-    """A showdown's text: its heading, every result, and whether units moved."""
+def showdown_lines(r: ShowdownResult, view: ShowdownView, stake: int) -> list[str]:
+    """A showdown's text: its heading, every result, whether units moved, and why a player's
+    units are not their points times the stake (``units_notes``)."""
     lines = [f"🃏 **Showdown — hand #{r.hand_no}**", describe_showdown(for_message(view))]
     if r.practice:
         lines.append("Practice: no units moved.")
-    return lines
+    return lines + units_notes(r, stake)
+
+
+def units_notes(r: ShowdownResult, stake: int) -> list[str]:
+    """Where units are not the points times ``stake``: the points against bots (which move
+    none), and a stack too short to pay what its player lost (RULES.md's proportional rule:
+    what it held went to the winners in proportion to what each was owed)."""
+    if r.units is None or not stake:
+        return []
+    n = len(r.names)
+    bots = [i for i in range(n) if i < len(r.bots) and r.bots[i]]
+    humans = [i for i in range(n) if i not in bots]
+    m = r.settlement.matrix()
+    out = []
+    if bots and any(m[i][j] for i in humans for j in bots):
+        out.append(f"🤖 Points against {_names(r, bots)} move no units: a player's units "
+                   "follow their points against humans.")
+    owed = {i: stake * sum(m[i][j] for j in humans) for i in humans}
+    short = [i for i in humans if r.units[i] > owed[i] and owed[i] < 0]
+    if short:
+        paid = ", ".join(f"{md(r.names[i])} {-r.units[i]} of {-owed[i]}" for i in short)
+        out.append(f"⚖️ A stack too short to pay all it lost paid what it held ({paid} "
+                   "units), shared by the winners in proportion to what each was owed.")
+    return out
+
+
+def _names(r: ShowdownResult, seats: list[int]) -> str:
+    return ", ".join(f"**{md(r.names[i])}**" for i in seats)
 
 
 def png(data: bytes, name: str) -> discord.File:
@@ -718,7 +749,7 @@ class Presenter:
             await self._drop_last_ping(t)
         view = showdown_view(r, table_title(t, r.practice))
         data = await render(render_showdown, view, t)
-        lines = showdown_lines(r, view)
+        lines = showdown_lines(r, view, t.row.stake)
         if r.broke:
             who = ", ".join(f"<@{u}>" for u in r.broke)
             lines.append(f"💸 {who}: your stack is empty, so you sit the next hands out. "

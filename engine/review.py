@@ -27,7 +27,7 @@ How a decision is measured
   plus what staying in fantasyland is worth (the table's ``stay_value``, else
   ``solver.DEFAULT_STAY_VALUE``) from each opponent; a fouled one loses every row and the
   scoop to each opponent.
-* A chinese set: ``solver.chinese_setting_value`` (the units the setting is expected to win
+* A chinese set: ``solver.chinese_setting_value`` (the points the setting is expected to win
   from a typical opponent) against the best setting, or the natural worth declaring
   (``natural_worth_declaring``); a declared natural is worth its value; from each opponent.
 * A surrender is told, not valued.
@@ -311,7 +311,7 @@ def _judge_chinese(d: Decision) -> Verdict:
         best_move = (tuple((c, r) for r, row in enumerate(setting.rows) for c in row), ())
         best_text, best_value = format_move(*best_move), setting_value
     k = _opponents(hand)
-    note = ("a setting is worth the units it is expected to win from a typical opponent, a "
+    note = ("a setting is worth the points it is expected to win from a typical opponent, a "
             "natural its value" + (f", from each of {k} opponents" if k > 1 else ""))
     if d.kind == "declare":
         assert d.natural is not None

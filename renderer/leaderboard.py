@@ -30,7 +30,7 @@ from .colours import (
     WIN,
     mix,
 )
-from .common import compact, signed
+from .common import compact, signed_amount
 from .fonts import can_draw, fit_name, fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, LeaderboardView, LeaderRow, StatsView, Theme
 from .scene import Metrics, Scene
@@ -151,10 +151,10 @@ def describe_leaderboard(view: LeaderboardView) -> str:
     if not view.rows:
         lines.append(_empty(view))
     for r in view.rows:
-        points = (f"{_per_hand(r)} points a hand ({signed(r.points)} points)" if per_hand
-                  else f"{signed(r.points)} points")
+        points = (f"{_per_hand(r)} points a hand ({signed_amount(r.points, 'point')})"
+                  if per_hand else signed_amount(r.points, "point"))
         lines.append(
-            f"{r.rank}. {r.name} — {signed(r.units)} units, {points}, "
+            f"{r.rank}. {r.name} — {signed_amount(r.units, 'unit')}, {points}, "
             f"{plural(r.hands, 'hand')}, {plural(r.fantasylands, 'fantasyland')}"
         )
     return "\n".join(lines)
@@ -272,8 +272,8 @@ def render_stats(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> bytes:
 
 def describe_stats(view: StatsView) -> str:
     text = (
-        f"{view.name} — {plural(view.hands, 'hand')}, {signed(view.units)} units won, "
-        f"{signed(view.points)} points, fouls {view.foul_rate * 100:.0f}%, "
+        f"{view.name} — {plural(view.hands, 'hand')}, {signed_amount(view.units, 'unit')}, "
+        f"{signed_amount(view.points, 'point')}, fouls {view.foul_rate * 100:.0f}%, "
         f"fantasyland {view.fantasyland_rate * 100:.0f}%"
     )
     if len(view.balances) > 1:

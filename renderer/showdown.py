@@ -68,7 +68,7 @@ def pair_items(p: PairResult, names: tuple[str, ...], rules: Rules) -> list[Pair
         items.append(PairItem("scoop", scoop_pts, f"scoop by {who} {signed(scoop_pts)}"))
     overall = p.bonus - p.scoop * rules.scoop_bonus
     if overall:
-        items.append(PairItem("overall", overall, f"overall unit {signed(overall)}"))
+        items.append(PairItem("overall", overall, f"overall {signed(overall)}"))
     ra, rb = p.royalties
     if ra or rb:
         items.append(PairItem(f"royalties {ra}–{rb}", ra - rb,

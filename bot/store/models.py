@@ -212,6 +212,9 @@ class RecapRow:
     """The most points in one hand."""
     counted: int = 0
     """Hands that counted (not practice): units move in those only."""
+    ranked: int | None = None
+    """The points that count in ``/ofc stats`` and the leaderboards: those against humans in
+    the hands that counted (None: as ``points``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1259,6 +1259,8 @@ class Store:
         "SELECT r.user_id AS user_id, MAX(r.is_bot) AS is_bot, COUNT(*) AS hands,"
         " SUM(r.points) AS points, SUM(CASE WHEN r.counted THEN r.units ELSE 0 END) AS units,"
         " SUM(r.counted) AS counted, SUM(r.fouled AND NOT r.surrendered) AS fouls,"
+        " SUM(CASE WHEN r.counted THEN COALESCE(r.ranked_points, r.points) ELSE 0 END)"
+        " AS ranked,"
         " SUM(r.fantasyland) AS fantasylands, MAX(r.points) AS best,"
         " MIN(h.created_at) AS started, MAX(h.finished_at) AS ended"
         " FROM hands h JOIN results r ON r.hand_id = h.id"
@@ -1289,7 +1291,7 @@ class Store:
             user_id=int(r["user_id"]), name=names.get(int(r["user_id"]), ""),
             is_bot=bool(r["is_bot"]), hands=int(r["hands"]), points=int(r["points"]),
             units=int(r["units"]), fouls=int(r["fouls"]), fantasylands=int(r["fantasylands"]),
-            best=int(r["best"]), counted=int(r["counted"]),
+            best=int(r["best"]), counted=int(r["counted"]), ranked=int(r["ranked"]),
         ) for r in rows), key=lambda p: (-p.points, -p.hands, p.user_id))
         return TableRecap(hands=int(count["n"]), started=min(float(r["started"]) for r in rows),
                           ended=max(float(r["ended"] or 0) for r in rows),

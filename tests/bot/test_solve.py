@@ -35,7 +35,7 @@ async def test_default_rules_and_the_channels_tables() -> None:
 @pytest.mark.parametrize(("text", "variant", "message"), [
     ("Qh Qd Zz", None, "'Zz' is not a card"),
     ("", None, "Type the cards to set"),
-    ("Qh Qd Qs", None, "A pineapple fantasyland hand is 14 to 17 cards, not 3."),
+    ("Qh Qd Qs", None, "A fantasyland hand is 13 cards in ofc, 14 to 17 in pineapple; these are 3."),
     (FIFTEEN, "ofc", "An ofc fantasyland hand is 13 cards, not 15."),
     (FIFTEEN + " Qh", None, "Qh"),
     (FIFTEEN, "chinese", "The solver sets fantasyland hands (ofc, pineapple)"),

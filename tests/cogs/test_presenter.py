@@ -8,6 +8,7 @@ import itertools
 import logging
 import sqlite3
 import time
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, cast
 from unittest.mock import MagicMock
@@ -352,3 +353,36 @@ async def test_the_closed_messages_remembered_are_bounded(
     for message_id in range(10):
         presenter._remember_marked(message_id)
     assert list(presenter._closed_marked) == [7, 8, 9]
+
+
+def test_a_showdown_says_why_units_are_not_points_times_the_stake() -> None:
+    """Points against a bot move no units, and a short stack pays what it holds, shared in
+    proportion: the showdown's text says so (a player read "−1 point, −30 units" at 10 units
+    a point and thought the bot miscounted)."""
+    from bot.service import ShowdownResult
+    from cogs.presenter import units_notes
+    from engine import settle, units_moved
+
+    rules = Rules(variant="chinese")
+    boards = [Board.parse("6c 5d 4d / As Qs Jc 9d 7c / Kh Qh Jh 9h 5h"), None,
+              Board.parse("9c 8h 4h / 2d 2c Ac Qc Js / 3h 3d 3c 7h 7d")]
+    st = settle(boards, rules, surrendered=[1])
+    units = units_moved(st, 10, stacks=[500, 20, 500])
+    r = ShowdownResult(hand_no=1, names=("alice", "bob", "carol"), user_ids=(1, 2, 3),
+                       settlement=st, units=tuple(units), fantasyland_next=(0, 0, 0),
+                       practice=False, rules=rules, natural_cards=((), (), ()),
+                       bots=(False, False, False))
+    assert units[1] == -20 and st.totals[1] * 10 < -20
+    assert units_notes(r, 10) == [
+        "⚖️ A stack too short to pay all it lost paid what it held (bob 20 of "
+        f"{-st.totals[1] * 10} units), shared by the winners in proportion to what each "
+        "was owed."]
+    assert units_notes(r, 0) == [] and units_notes(replace(r, units=None), 10) == []
+    # the same hand with carol a bot: her points move no units
+    botty = replace(r, bots=(False, False, True),
+                    units=tuple(units_moved([[0, st.matrix()[0][1], 0],
+                                             [st.matrix()[1][0], 0, 0], [0, 0, 0]], 10,
+                                            stacks=[500, 20, 0])))
+    notes = units_notes(botty, 10)
+    assert notes[0] == ("🤖 Points against **carol** move no units: a player's units follow "
+                        "their points against humans.")

@@ -242,8 +242,8 @@ async def test_leaderboard_text_and_image_share_ranks_names_and_leave_bots_out(
         assert lb.files and not lb.ephemeral
         lines = lb.content.split("\n")[1:]
         assert len(lines) == 3 and "Robo" not in lb.content, lb.content
-        ranks = [(int(m[1]), m[2]) for m in (re.match(r"(\d+)\. (\S+) — ", ln) for ln in lines)
-                 if m]
+        ranks = [(int(m[1]), m[2]) for m in (re.match(r"(\d+)\\\. (\S+) — ", ln)
+                                             for ln in lines) if m]
         assert ranks == [(1, "alice"), (1, "bob"), (3, "Caroline")], lines
         assert "+5 units, +5 points, 1 hand, 0 fantasylands" in lines[0]
         assert "−10 units, −10 points, 2 hands" in lines[2]
@@ -357,7 +357,7 @@ def test_stats_text_and_image_show_the_same_numbers(drawn: Any) -> None:  # noqa
     for shown in ("3", "−24", "−12", "33%", "67%", "BALANCE OVER THE LAST 3 HANDS"):
         assert shown in texts, (shown, texts)
     text = describe_stats(view)
-    assert text == ("bob — 3 hands, −24 units won, −12 points, fouls 33%, fantasyland 67%\n"
+    assert text == ("bob — 3 hands, −24 units, −12 points, fouls 33%, fantasyland 67%\n"
                     "Balance over the last 3 hands: from 1000 to 976 (low 976, high 1000)")
 
 
@@ -491,7 +491,7 @@ async def test_a_long_tie_is_drawn_to_twenty_rows_and_counted_after(tmp_path: An
                 HandResult(user_id=uid, seat_no=1, name=f"p{uid}", points=k, units=0)], {})
             await store.unseat_player(table.id, 1)
         r = await w.slash(w.alice, "ofc leaderboard", by="fantasylands")
-        lines = [ln for ln in r.content.splitlines() if re.match(r"\s*1\.", ln)]
+        lines = [ln for ln in r.content.splitlines() if re.match(r"\s*1\\\.", ln)]
         assert len(lines) == 20, r.content
         assert r.content.rstrip().endswith("… and 5 more players tied at rank 1"), r.content
         assert len(r.files) == 1

@@ -90,8 +90,10 @@ async def test_every_spelling_of_the_hand_is_the_same_hand() -> None:
     ("   ", None, "Type the cards to set"),
     (FIFTEEN.replace("Tc", "Tc 10c"), None, "Tc is listed twice."),  # the same card twice
     (FIFTEEN + " qh", None, "Qh is listed twice."),
-    (FIFTEEN + " Ah Ad As", None, "A pineapple fantasyland hand is 14 to 17 cards, not 18."),
-    (" ".join(map(str, DECK)), None, "A pineapple fantasyland hand is 14 to 17 cards, not 52."),
+    (FIFTEEN + " Ah Ad As", None,
+     "A fantasyland hand is 13 cards in ofc, 14 to 17 in pineapple; these are 18."),
+    (" ".join(map(str, DECK)), None,
+     "A fantasyland hand is 13 cards in ofc, 14 to 17 in pineapple; these are 52."),
     (FIFTEEN, "ofc", "An ofc fantasyland hand is 13 cards, not 15."),
     (" ".join(FIFTEEN.split()[:13]), "pineapple", "14 to 17 cards, not 13."),
     ("\uff31h " + FIFTEEN[3:], None, "'\uff31h' is not a card"),  # a full-width Q

@@ -236,9 +236,9 @@ async def test_a_leaderboard_by_points_a_hand(tmp_path: Any) -> None:
         lines = r.content.split("\n")
         assert lines[0].endswith("— top players, all time, by points per hand (20+ hands)")
         # alice: 22 hands, 15 won (+3) and 7 lost (-3): +24 points, +1.09 a hand
-        assert lines[1] == ("1. alice — +24 units, +1.09 points a hand (+24 points), 22 hands, "
+        assert lines[1] == ("1\\. alice — +24 units, +1.09 points a hand (+24 points), 22 hands, "
                             "0 fantasylands"), lines
-        assert lines[2].startswith("2. bob — −21 units, −1.00 points a hand (−21 points), "
+        assert lines[2].startswith("2\\. bob — −21 units, −1.00 points a hand (−21 points), "
                                    "21 hands"), lines
         assert len(lines) == 3 and "carol" not in r.content  # one hand: not ranked
         assert await store.verify_ledger() == []
