@@ -727,6 +727,9 @@ async def test_timeouts_and_suggestions_in_chinese_are_given_only_the_seats_view
         w.clock.offset += 1000
         w.service.rearm()
         await _showdown(w, 1)
+        # (a call is checked as it starts and recorded as it ends: one may still be thinking)
+        await w.fake.wait_until(lambda: rec.checked == len(
+            [c for c in rec.calls if c["hand"] is not None]), 10, "the calls under way")
         given = [c for c in rec.calls if c["hand"] is not None]
         assert {c["fn"] for c in given} >= {"autoplay", "choose_natural"}
         assert rec.checked == len(given)  # each against the live hand

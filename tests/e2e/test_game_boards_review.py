@@ -598,7 +598,7 @@ async def test_the_balance_line_of_one_game_over_more_than_30_hands() -> None:
 
 # --------------------------------------------------------------------------- through Discord
 
-LINE = re.compile(r"^\d+\. (.+) — ([+-]?\d+) units, ([+-]?\d+) points, (\d+) hands?, "
+LINE = re.compile(r"^\d+\\\. (.+) — ([+-]?\d+) units?, ([+-]?\d+) points?, (\d+) hands?, "
                   r"(\d+) fantasylands?$")
 
 
