@@ -175,6 +175,8 @@ def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
             said.append(f"{p.ranked:+d} vs humans")
         if table.stake and p.counted and not p.is_bot:
             said.append(f"{p.units:+d} unit{'' if abs(p.units) == 1 else 's'}")
+        elif counted and not p.counted and not p.is_bot:  # (a table that counted for others)
+            said.append("practice only")
         units = f" ({', '.join(said)})" if said else ""
         parts = [f"{mark} {_as_typed(p.name) or 'Player'} {points}{units}",
                  plural(p.hands, "hand")]
@@ -717,14 +719,16 @@ def _settled_showdown(
     )
 
 
-EXPORT_COLUMNS = ("table", "hand", "finished_utc", "channel_id", "game", "stake", "players",
-                  "points", "units", "practice", "fouled", "surrendered", "royalties",
-                  "natural", "fantasyland", "top", "middle", "bottom")
-"""``hands_csv``'s header: ``practice`` a hand that moved no units (bots, no stake counted),
+EXPORT_COLUMNS = ("table", "hand", "finished_utc", "channel", "game", "stake", "players",
+                  "points", "points_vs_humans", "units", "practice", "fouled", "surrendered",
+                  "royalties", "natural", "fantasyland", "top", "middle", "bottom")
+"""``hands_csv``'s header: ``channel`` a link to it (a channel id has more digits than a
+spreadsheet keeps), ``points_vs_humans`` the points ``/ofc stats`` and the leaderboards count
+(those against humans; none in practice), ``practice`` a hand that moved no units,
 ``fantasyland`` whether the hand earned one, ``top``/``middle``/``bottom`` the rows as set."""
 
 
-def hands_csv(hands: Sequence[ExportedHand]) -> str:
+def hands_csv(hands: Sequence[ExportedHand], guild_id: int) -> str:
     """One player's hands as CSV (RFC 4180, a header line, ``EXPORT_COLUMNS``): what a
     spreadsheet opens.  Yes/no columns are 1/0, times ISO 8601 in UTC."""
     out = io.StringIO()
@@ -732,10 +736,12 @@ def hands_csv(hands: Sequence[ExportedHand]) -> str:
     writer.writerow(EXPORT_COLUMNS)
     for e in hands:
         h, r = e.hand, e.hand.result
+        counted = (r.points if r.ranked_points is None else r.ranked_points) if r.counted else 0
         writer.writerow((
             h.table_id, h.number,
-            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(h.finished_at)), h.channel_id,
-            h.variant, e.stake, e.players, r.points, r.units, int(not r.counted),
+            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(h.finished_at)),
+            f"https://discord.com/channels/{guild_id}/{h.channel_id}",
+            h.variant, e.stake, e.players, r.points, counted, r.units, int(not r.counted),
             int(r.fouled and not r.surrendered), int(r.surrendered), r.royalties,
             r.natural or "", int(r.fantasyland), *(e.rows or ("", "", ""))))
     return out.getvalue()
@@ -1070,6 +1076,8 @@ class TableService:
             return "You are not in this hand, and you are leaving the table."
         if seat.sitting_out:
             return "You are not in this hand: you sit out until `/ofc sitin`."
+        if self.is_broke(t, seat) and t.row.status == "closing":
+            return "You are not in this hand, and your stack is empty; the table is closing."
         if self.is_broke(t, seat):
             return ("You are not in this hand, and your stack is empty: `/ofc join` buys in "
                     "again (between your hands) to be dealt in, `/ofc leave` goes.")
@@ -3038,7 +3046,7 @@ class TableService:
             hands += page
             if len(page) < EXPORT_PAGE:
                 break
-        text = await asyncio.to_thread(hands_csv, hands[:EXPORT_HANDS])  # (~0.2 s at 10,000)
+        text = await asyncio.to_thread(hands_csv, hands[:EXPORT_HANDS], guild_id)  # (~0.2 s)
         return text, min(len(hands), EXPORT_HANDS), len(hands) > EXPORT_HANDS
 
     async def past_hand(self, channel_id: int, number: int) -> PastHand:

@@ -595,9 +595,10 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 "Your hand" if count == 1 else f"Your {count:,} hands")
         await interaction.followup.send(
             f"{what} in this server, newest first, one line each (a spreadsheet opens it): "
-            "the table and hand (`/ofc history hand:` there), when (UTC), the game, stake and "
-            "players, your points and units, practice, foul, surrender, royalties, natural, "
-            "fantasyland earned and your rows as set.",
+            "the table and the hand's number there, when (UTC), a link to the channel, the "
+            "game, stake and players, your points (and those `/ofc stats` counts) and units, "
+            "practice, foul, surrender, royalties, natural, fantasyland earned and your rows "
+            "as set. `/ofc history mine` shows your last hands again.",
             file=discord.File(io.BytesIO(text.encode("utf-8")),
                               filename=f"ofc-hands-{interaction.user.id}.csv"),
             ephemeral=True)

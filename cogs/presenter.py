@@ -213,7 +213,8 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
         if seat.leaving:
             status = "leaving"
         elif TableService.is_broke(t, seat) and not seat.sitting_out:
-            status = "buy in to play"  # (not dealt in until `/ofc join` again)
+            # (not dealt in until `/ofc join` again; a closing table takes no buy-in)
+            status = "no units left" if t.row.status == "closing" else "buy in to play"
         board = Board()
         hidden = 0
         last: tuple[Any, ...] = ()
@@ -385,11 +386,14 @@ def units_notes(r: ShowdownResult, stake: int) -> list[str]:
         out.append(f"🤖 Points against {_names(r, bots)} move no units: a player's units "
                    "follow their points against humans.")
     owed = {i: stake * sum(m[i][j] for j in humans) for i in humans}
-    short = [i for i in humans if r.units[i] > owed[i] and owed[i] < 0]
-    if short:
-        paid = ", ".join(f"{md(r.names[i])} {-r.units[i]} of {-owed[i]}" for i in short)
-        out.append(f"⚖️ A stack too short to pay all it lost paid what it held ({paid} "
-                   "units), shared by the winners in proportion to what each was owed.")
+    if any(r.units[i] != owed[i] for i in humans):
+        emptied = set(r.broke)  # (a payer's stack that the hand emptied, a winner's too)
+        short = [i for i in humans if r.units[i] != owed[i] and (
+            r.user_ids[i] in emptied or owed[i] < 0 < r.units[i] - owed[i])]
+        who = (f"{_names(r, short)} could not pay all they owed, so all they had" if short
+               else "a stack could not pay all it owed, so all it had")
+        out.append(f"⚖️ Units are not points × {stake} here: {who} went to those owed, in "
+                   "proportion to what each was owed.")
     return out
 
 

@@ -374,9 +374,8 @@ def test_a_showdown_says_why_units_are_not_points_times_the_stake() -> None:
                        bots=(False, False, False))
     assert units[1] == -20 and st.totals[1] * 10 < -20
     assert units_notes(r, 10) == [
-        "⚖️ A stack too short to pay all it lost paid what it held (bob 20 of "
-        f"{-st.totals[1] * 10} units), shared by the winners in proportion to what each "
-        "was owed."]
+        "⚖️ Units are not points × 10 here: **bob** could not pay all they owed, so all they "
+        "had went to those owed, in proportion to what each was owed."]
     assert units_notes(r, 0) == [] and units_notes(replace(r, units=None), 10) == []
     # the same hand with carol a bot: her points move no units
     botty = replace(r, bots=(False, False, True),
