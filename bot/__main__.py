@@ -49,13 +49,26 @@ def _stacks_on_sigusr1() -> None:
             faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
+def _as_ctrl_c(signum: int, frame: Any) -> None:
+    """SIGTERM does what Ctrl-C does at that moment: in the running bot, asyncio's own SIGINT
+    handler (it cancels the bot's main task, which then closes everything in order); before
+    or after, a KeyboardInterrupt.  (It raised KeyboardInterrupt in the running bot too, in
+    whatever task ran at that moment: one caught acquiring the store's lock left it held,
+    and the stop then waited for ever to close the database.)"""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not _as_ctrl_c:
+        handler(signal.SIGINT, frame)
+        return
+    raise KeyboardInterrupt
+
+
 def _stop_on_sigterm() -> Any:
     """``kill``, ``systemctl stop`` and ``docker stop`` (SIGTERM) stop the bot as Ctrl-C does:
     the tables' timers and tasks, the commands, the connection and the database, in order.
     Returns the handler it replaced (None: none was replaced)."""
     if hasattr(signal, "SIGTERM"):
         with contextlib.suppress(ValueError):  # not the main thread
-            return signal.signal(signal.SIGTERM, signal.default_int_handler)
+            return signal.signal(signal.SIGTERM, _as_ctrl_c)
     return None
 
 

@@ -948,11 +948,11 @@ def test_library_logs_never_go_below_info(keep_logging: None) -> None:
 def test_sigterm_stops_as_ctrl_c_does() -> None:
     import signal
 
-    from bot.__main__ import _stop_on_sigterm
+    from bot.__main__ import _as_ctrl_c, _stop_on_sigterm
 
     previous = _stop_on_sigterm()
     try:
-        assert signal.getsignal(signal.SIGTERM) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) is _as_ctrl_c
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 

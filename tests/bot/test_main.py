@@ -1,3 +1,4 @@
+import asyncio
 import errno
 import os
 import re
@@ -210,6 +211,46 @@ def test_a_second_bot_on_the_same_database_stops_at_once(
         holder.wait()
     assert main([]) == 0 and runs == ["ran"]
     assert main([]) == 0 and runs == ["ran", "ran"]  # released at the end of each run
+
+
+def test_sigterm_in_the_running_bot_cancels_its_main_task_as_ctrl_c_does() -> None:
+    """Inside ``asyncio.run`` (discord.py's ``Client.run``) SIGTERM goes to asyncio's SIGINT
+    handler: the main task is cancelled (the bot closes in order) and no KeyboardInterrupt
+    lands in another task.  It used to raise KeyboardInterrupt in whatever ran: caught while
+    a task acquired the store's lock, the lock stayed held and the stop hung on closing the
+    database (the latency bench's bot, once, under load)."""
+    from bot.__main__ import _stop_on_sigterm
+
+    seen: list[str] = []
+
+    async def bot() -> None:
+        lock = asyncio.Lock()
+
+        async def table() -> None:
+            while True:
+                async with lock:
+                    await asyncio.sleep(0)
+
+        task = asyncio.create_task(table())
+        await asyncio.sleep(0.05)
+        signal.raise_signal(signal.SIGTERM)
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:  # the main task, cancelled: the bot closes in order
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            async with lock:  # nobody holds it
+                seen.append("closed in order")
+            raise
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        _stop_on_sigterm()
+        with pytest.raises(KeyboardInterrupt):  # (asyncio.run says so once it is done)
+            asyncio.run(bot())
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert seen == ["closed in order"]
 
 
 def test_sigterm_stops_the_bot_as_ctrl_c_does() -> None:
