@@ -757,7 +757,8 @@ class Presenter:
         if r.broke:
             who = ", ".join(f"<@{u}>" for u in r.broke)
             lines.append(f"💸 {who}: your stack is empty, so you sit the next hands out. "
-                         "`/ofc join` buys in again (or `/ofc leave`).")
+                         "`/ofc join` buys in again (or `/ofc leave`)." if t.row.status == "open"
+                         else f"💸 {who}: your stack is empty.")  # (no next hand: it closes)
         first, *rest = split_message("\n".join(lines))
         channel = self.channel(t)
         from .views import showdown_buttons  # (views draw with this module)

@@ -377,3 +377,26 @@ async def test_a_store_failure_during_the_export_is_answered_privately(
         message, lines = await export(w, w.alice)
         assert message.startswith("Your 1,500 hands in this server") and len(lines) == 1_500
         assert not any(m for m in w.fake.messages(w.chan) if not m.ephemeral)
+
+
+async def test_a_stack_emptied_by_a_closing_tables_last_hand_is_not_told_to_buy_in(
+    tmp_path: Any,
+) -> None:
+    """The showdown's 💸 line said "so you sit the next hands out. `/ofc join` buys in
+    again" under the last hand of a table closing after it (its next hand never comes, and
+    a closing table takes no buy-in): there it only says the stack is empty."""
+    from .test_evening_review import play_out, showdown, surrender
+
+    async with make_world(tmp_path, seed_factory=lambda: "ev-broke") as w:
+        await w.start_bot()
+        await w.slash(w.alice, "ofc new", variant="chinese", stake=10, buyin=100)
+        await w.slash(w.bob, "ofc join", buyin=20)
+        await w.slash(w.carol, "ofc join")
+        await w.slash(w.alice, "ofc start")
+        r = await w.slash(w.alice, "ofc close")
+        assert "close after this hand" in r.content, r.content
+        await surrender(w, w.bob)
+        await play_out(w, (w.alice, w.carol))
+        sd = await showdown(w, 1)
+        broke = [x for x in (sd.content or "").split("\n") if x.startswith("💸")]
+        assert broke == [f"💸 <@{w.bob.id}>: your stack is empty."], broke
