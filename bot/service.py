@@ -3008,8 +3008,9 @@ class TableService:
         pending = t.table_rules.changes_from(t.rules)
         if pending:
             lines.append("From the next hand: " + "; ".join(pending) + ".")
-        lines.insert(0, f"Stake {plural(t.row.stake, 'unit')} per point, buy-in {t.row.buyin}, "
-                        f"{t.row.max_seats} seats.")
+        lines.insert(0, (f"Stake {plural(t.row.stake, 'unit')} per point, buy-in {t.row.buyin}"
+                         if t.row.stake else "No units (stake 0)")
+                     + f", {t.row.max_seats} seats.")
         if t.practice:
             lines.append("Practice table (one human against bots): no units move and nothing "
                          "counts in the leaderboard.")

@@ -261,7 +261,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         await interaction.response.send_message(
             f"🃏 **{md(_name(interaction.user))}** opened "
             f"{'an' if VARIANT_NAMES[variant][0] in 'AEIOU' else 'a'} **{VARIANT_NAMES[variant]}** table "
-            f"({variant}): {units} per point, buy-in {t.row.buyin}, {t.row.max_seats} seats."
+            f"({variant}): "
+            + (f"{units} per point, buy-in {t.row.buyin}" if t.row.stake else "no units")
+            + f", {t.row.max_seats} seats."
             f"{extra}"
         )
         try:  # the table exists now: a refused picture must not read as a failed command
