@@ -1469,6 +1469,9 @@ class TableService:
             # the whole clock from now on a decision already pinged: the ping says it
             ping = self._to_ping(t) if renewed else ([], None)
         await self.notifier.table_changed(t)
+        if stays:  # (the channel was told they would leave)
+            await self._tell(t, self.notifier.notice(
+                t, f"🪑 <@{user_id}> stays at the table after all.", ping=False))
         if seat.seat_no in ping[0]:
             await self._tell(t, self.notifier.turn_started(t, *ping))
         if start:

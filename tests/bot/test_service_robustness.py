@@ -866,6 +866,10 @@ async def test_sitting_in_takes_a_leave_request_back_and_messages_say_where_you_
     text = await svc.sit_out(CH, BOB, False)
     assert text.startswith("Welcome back: you stay at the table, and you play this hand and "
                            "the next ones.")  # (in the hand being played: not "from the next")
+    # the channel, told bob would leave, is told he stays (naming him without a ping)
+    assert ("notice", f"🪑 <@{BOB}> stays at the table after all.") in rec.events
+    assert rec.pings[[e for e in rec.events if e[0] == "notice"].index(
+        ("notice", f"🪑 <@{BOB}> stays at the table after all."))] is False
     await finish_by_autoplay(svc)
     await until(lambda: t.hand is None)
     assert t.seat_of_user(BOB) is not None  # still seated after the hand
