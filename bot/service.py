@@ -1501,7 +1501,7 @@ class TableService:
         if waiting:
             return f"{back}your next hand is your fantasyland ({waiting} cards)."
         if late:
-            return (f"{back}your clock for this decision had already run out, so the bot "
+            return (f"{back}your clock for this decision had already run out, so the AI "
                     "plays it for you; you play the rest of this hand and the next ones.")
         if playing and hs is not None and t.hand is not None:
             now = " It is your turn." if t.hand.may_act(hs) else ""
@@ -2390,7 +2390,7 @@ class TableService:
                 raise Stale(f"Hand #{hand_no} is over.")  # (with the panel of a new one)
             hs = t.hand_seat_of(seat_no)
             if hs is not None and hs in t.away and self.step_of(t, hs) != step:
-                raise Stale("Your time ran out, so the bot has been playing for you. Here is "
+                raise Stale("Your time ran out, so the AI has been playing for you. Here is "
                             "your current panel.")
             if hs is None or self.step_of(t, hs) != step:
                 raise Stale("That was already done. Here is your current panel.")
@@ -2656,7 +2656,7 @@ class TableService:
                 (hs := t.hand_seat_of(seat.seat_no)) is not None and not hand.done[hs]
                 for seat in group)
 
-        text = f"⏰ Time ran out for {names}: the bot played that move for them."
+        text = f"⏰ Time ran out for {names}: the AI played that move for them."
         for leaving in (False, True):  # (a player who asked to leave after this hand)
             group = [seat for seat in seats if seat.leaving == leaving]
             if not group:

@@ -588,7 +588,7 @@ async def test_the_timeout_notice_of_a_player_leaving_after_the_hand_says_so() -
     await until(lambda: any("Time ran out" in str(e[1]) for e in rec.events
                             if e[0] == "notice"))
     text = next(str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in e[1])
-    assert text == (f"⏰ Time ran out for <@{seat.user_id}>: the bot played that move for them."
+    assert text == (f"⏰ Time ran out for <@{seat.user_id}>: the AI played that move for them."
                     " They play on in this hand (10 s a decision until they act again) and "
                     "leave the table after it, as asked.")
     await svc.shutdown()
@@ -606,7 +606,7 @@ def test_the_timeout_notice_of_two_players_one_leaving() -> None:
     stay = SimpleNamespace(user_id=1, seat_no=0, leaving=False)
     go = SimpleNamespace(user_id=2, seat_no=1, leaving=True)
     text = TableService._timeout_text(t, [stay, go])  # type: ignore[list-item]
-    assert text == ("⏰ Time ran out for <@1>, <@2>: the bot played that move for them. <@1> "
+    assert text == ("⏰ Time ran out for <@1>, <@2>: the AI played that move for them. <@1> "
                     "plays on in this hand (10 s a decision until they act again) and sits "
                     "out from the next hand (`/ofc sitin` to come back). <@2> plays on in this "
                     "hand (10 s a decision until they act again) and leaves the table after "

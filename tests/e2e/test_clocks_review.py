@@ -140,7 +140,7 @@ async def test_a_timeout_plays_for_its_seat_pings_it_once_and_gives_it_the_short
         note = await wait_notice(w, "Time ran out", m0)
         assert note.pinged == [first.id]
         assert note.content == (
-            f"⏰ Time ran out for <@{first.id}>: the bot played that move for them. They play "
+            f"⏰ Time ran out for <@{first.id}>: the AI played that move for them. They play "
             "on in this hand (10 s a decision until they act again) and sit out from the next "
             "hand (`/ofc sitin` to come back).")
         played = [a for a in t.hand.log if a.seat == hs1]
@@ -396,7 +396,7 @@ async def test_a_sitin_while_the_timeout_thinks_keeps_the_player_in(
         await run_out(w, 21)
         await asyncio.wait_for(gate.entered.wait(), 5)
         r = await w.slash(mover, "ofc sitin")
-        assert "already run out, so the bot plays it for you" in r.content, r.content
+        assert "already run out, so the AI plays it for you" in r.content, r.content
         gate.release.set()
         await w.fake.wait_until(lambda: acting_users(w) == [other], 5, "the other's turn")
         await asyncio.sleep(0.3)
