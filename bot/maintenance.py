@@ -6,13 +6,14 @@
   SQLite's integrity check, so a backup interrupted leaves nothing that looks like one.
   Copying the file itself is not a backup: its ``-wal`` file holds the latest writes.
 - **restore** puts a backup back, only while no bot runs on the database (the bot's lock,
-  ``bot.instance``): the backup is checked first, the database as it was is kept beside it
+  ``bot.instance``): the backup is copied next to the database by ``backup`` (checked: one
+  that is not sound changes nothing), the database as it was is kept beside it
   (``<database>.before-restore-<time>``: a backup of it, or its files as they are when it is
-  damaged), then the backup is written next to it and renamed into its place, its old
-  ``-wal`` deleted first (SQLite would play it into the new file).
-- **check** reads the database only (it may run beside the bot): SQLite's integrity and
-  foreign-key checks, then the books (``Store.verify_ledger``: every hand's units sum to
-  zero, no negative balance or stack, every settled hand's rows, the standings).
+  damaged), then the copy is renamed into its place, its old ``-wal`` deleted first (SQLite
+  would play it into the new file).
+- **check** reads the database only (it may run beside the bot): SQLite's integrity check,
+  then the books (``Store.verify_ledger``: the foreign keys, every hand's units sum to zero,
+  no negative balance or stack, every settled hand's rows, the standings).
 - **regular backups** (``OFC_BACKUP_DIR``): the running bot backs up every
   ``OFC_BACKUP_HOURS`` into ``<name>-<date>-<time>.sqlite3`` (UTC; ``<name>``: the
   database's file name without its suffix) files there, the first as it starts when the
@@ -134,16 +135,13 @@ def _ours(db: sqlite3.Connection, path: Path) -> int:
 
 
 def _integrity(db: sqlite3.Connection, path: Path) -> list[str]:
-    """SQLite's integrity and foreign-key checks, as sentences (none: sound)."""
+    """SQLite's integrity check, as sentences (none: sound; the foreign keys are the books',
+    ``Store.verify_ledger``)."""
     try:
         rows = [str(r[0]) for r in db.execute("PRAGMA integrity_check")]
-        keys = db.execute("PRAGMA foreign_key_check").fetchall()
     except sqlite3.DatabaseError as e:
         return [f"{path}: {e}"]
-    problems = [] if rows == ["ok"] else [f"{path}: {r}" for r in rows]
-    problems += [f"{path}: table {r[0]} row {r[1]} refers to a missing row of {r[2]}"
-                 for r in keys]
-    return problems
+    return [] if rows == ["ok"] else [f"{path}: {r}" for r in rows]
 
 
 def _contents(db: sqlite3.Connection, path: Path) -> Contents:
@@ -228,11 +226,6 @@ def restore(backup_file: str | os.PathLike[str], database: str | os.PathLike[str
         raise MaintenanceError(f"no folder {target.parent} for the database {target.name}")
     if _database_file(source, target):
         raise MaintenanceError(f"{source} is the database's own file, not a backup")
-    with _connect(source, read_only=True) as src:
-        _ours(src, source)
-        problems = _integrity(src, source)
-        if problems:
-            raise MaintenanceError(f"the backup is not sound ({problems[0]}): nothing changed")
     lock = InstanceLock(str(target))  # (beside the real file: a link finds the bot's lock)
     try:
         lock.acquire()
@@ -242,29 +235,27 @@ def restore(backup_file: str | os.PathLike[str], database: str | os.PathLike[str
             "first (a restore under it would be overwritten by its next write)") from None
     except OSError as e:
         raise MaintenanceError(f"cannot lock {lock.path}: {e}") from None
+    real = target.resolve()  # (a link stays a link: the file it names is replaced)
+    staged = real.with_name(f".{real.name}.restoring-{os.getpid()}")
     try:
+        try:  # the backup copied next to the database and checked: nothing changed yet
+            backup(source, staged, force=True)
+        except MaintenanceError as e:
+            raise MaintenanceError(f"{e} (nothing changed)") from None
         kept = _keep(target, time.time() if now is None else now) if target.exists() else None
-        real = target.resolve()  # (a link stays a link: the file it names is replaced)
-        partial = real.with_name(f".{real.name}.restoring-{os.getpid()}")
         try:
-            with _connect(source, read_only=True) as src, _connect(partial,
-                                                                   read_only=False) as out:
-                src.backup(out)
-                out.execute("PRAGMA journal_mode = WAL")  # (the bot's mode)
             # the old database's -wal goes first: SQLite would play it into the new file
             for end in ("-wal", "-shm", "-journal"):
                 Path(f"{real}{end}").unlink(missing_ok=True)
-            os.replace(partial, real)
-        except (sqlite3.Error, OSError) as e:
+            os.replace(staged, real)
+        except OSError as e:
             raise MaintenanceError(
                 f"cannot write {target}: {e}"
                 + (f" (the database as it was is in {kept})" if kept else "")) from None
-        finally:
-            for end in ("", "-wal", "-shm"):
-                Path(f"{partial}{end}").unlink(missing_ok=True)
         with _connect(real, read_only=True) as db:
             return _contents(db, real), kept
     finally:
+        staged.unlink(missing_ok=True)
         lock.release()
 
 
