@@ -54,7 +54,6 @@ class OFCBot(commands.Bot):
         self.store: Store | None = None
         self.service: TableService | None = None
         self.service_options: dict[str, Any] = {}
-        self.backups: RegularBackups | None = None
         self._backups: asyncio.Task[None] | None = None
         """``OFC_BACKUP_DIR``'s regular backups (``bot.maintenance.RegularBackups``)."""
         self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
@@ -83,9 +82,9 @@ class OFCBot(commands.Bot):
         loaded = await self.service.load_tables()
         log.info("loaded %d open table(s)", len(loaded))
         if self.settings.backup_dir:
-            self.backups = RegularBackups(self.settings.database, self.settings.backup_dir,
-                                          self.settings.backup_hours, self.settings.backup_keep)
-            self._backups = asyncio.create_task(self.backups.run(), name="regular backups")
+            backups = RegularBackups(self.settings.database, self.settings.backup_dir,
+                                     self.settings.backup_hours, self.settings.backup_keep)
+            self._backups = asyncio.create_task(backups.run(), name="regular backups")
 
     async def _sync_commands(self) -> None:
         """Publish the slash commands: to ``OFC_DEV_GUILD_ID`` at every start (instant there), else
@@ -140,10 +139,9 @@ class OFCBot(commands.Bot):
             await self.unload_extension(name)
         log.info("stopping: the connection to Discord")
         await super().close()
-        if self.backups is not None and self._backups is not None:
-            # a backup being checked stops at once, one being copied after its copy, under its
-            # partial name: nothing that looks whole
-            self.backups.stop()
+        if self._backups is not None:
+            # (its cancellation stops a backup being checked at once, one being copied after
+            # its copy, under its partial name: nothing that looks whole)
             self._backups.cancel()
             await asyncio.wait([self._backups])
             self._backups = None

@@ -377,8 +377,8 @@ def regular_backup(database: str | os.PathLike[str], folder: str | os.PathLike[s
 class RegularBackups:
     """The running bot's backups: ``await run()`` until cancelled.  A backup is copied in a
     thread (the event loop plays on); one that fails is logged and tried again within an
-    hour, the bot never stopped by it.  ``stop()`` ends a backup being copied within a step
-    (the bot's exit does not wait for a whole copy of a large database)."""
+    hour, the bot never stopped by it.  Cancelled (or ``stop()``), it interrupts a backup
+    being checked (``Stop``): the bot's exit waits at most for a copy under way."""
 
     def __init__(self, database: str, folder: str, hours: float, keep: int, *,
                  clock: Callable[[], float] = time.time,
