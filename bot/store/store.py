@@ -213,6 +213,12 @@ def _result_of(row: sqlite3.Row) -> HandResult:
     )
 
 
+def _player_hand_of(row: sqlite3.Row) -> PlayerHand:
+    return PlayerHand(table_id=row["hand_table"], channel_id=row["channel"],
+                      number=row["hand_number"], variant=row["game"],
+                      finished_at=row["finished_at"], result=_result_of(row))
+
+
 def _own_rows(seats: str | None, boards: str | None,
               seat_no: int) -> tuple[str, str, str] | None:
     """Seat ``seat_no``'s final top, middle and bottom from a stored hand's seats and boards
@@ -1315,12 +1321,13 @@ class Store:
             )
         return _hand_of(row), [_result_of(r) for r in results]
 
-    PLAYER_HANDS = (
-        f"SELECT r.*, h.number AS hand_number, h.table_id AS hand_table, {_GAME} AS game,"
-        " t.channel_id AS channel FROM results r"
-        " JOIN hands h ON h.id = r.hand_id JOIN tables t ON t.id = h.table_id"
-        " WHERE r.guild_id = ? AND r.user_id = ? AND h.status = 'done'"
-        " ORDER BY r.finished_at DESC, r.hand_id DESC LIMIT ?")
+    _PLAYER = (f"SELECT r.*, h.number AS hand_number, h.table_id AS hand_table, {_GAME} AS game,"
+               " t.channel_id AS channel")
+    _PLAYER_DONE = (" FROM results r"
+                    " JOIN hands h ON h.id = r.hand_id JOIN tables t ON t.id = h.table_id"
+                    " WHERE r.guild_id = ? AND r.user_id = ? AND h.status = 'done'")
+    _NEWEST_FIRST = " ORDER BY r.finished_at DESC, r.hand_id DESC LIMIT ?"
+    PLAYER_HANDS = _PLAYER + _PLAYER_DONE + _NEWEST_FIRST
     """``player_hands``'s query (by the index ``results_by_player_time``, migration 008)."""
 
     async def player_hands(self, guild_id: int, user_id: int, count: int) -> list[PlayerHand]:
@@ -1329,22 +1336,16 @@ class Store:
         async with self._lock:
             rows = await self._all(self.PLAYER_HANDS, (
                 _id(guild_id, "guild_id"), _id(user_id, "user_id"), max(0, int(count))))
-        return [PlayerHand(table_id=r["hand_table"], channel_id=r["channel"],
-                           number=r["hand_number"], variant=r["game"],
-                           finished_at=r["finished_at"], result=_result_of(r)) for r in rows]
+        return [_player_hand_of(r) for r in rows]
 
     PLAYER_EXPORT = (
-        f"SELECT r.*, h.number AS hand_number, h.table_id AS hand_table, {_GAME} AS game,"
-        " t.channel_id AS channel, t.stake AS stake,"
+        _PLAYER + ", t.stake AS stake,"
         " (SELECT COUNT(*) FROM results o WHERE o.hand_id = r.hand_id) AS players,"
         " CASE WHEN json_valid(h.state) THEN json_extract(h.state, '$.seats') END AS seats,"
         " CASE WHEN json_valid(h.state)"
         "  THEN json_extract(h.state, '$.engine.state.boards') END AS boards"
-        " FROM results r"
-        " JOIN hands h ON h.id = r.hand_id JOIN tables t ON t.id = h.table_id"
-        " WHERE r.guild_id = ? AND r.user_id = ? AND h.status = 'done'"
-        " AND (r.finished_at < ? OR (r.finished_at = ? AND r.hand_id < ?))"
-        " ORDER BY r.finished_at DESC, r.hand_id DESC LIMIT ?")
+        + _PLAYER_DONE + " AND (r.finished_at < ? OR (r.finished_at = ? AND r.hand_id < ?))"
+        + _NEWEST_FIRST)
     """``player_export``'s query: ``PLAYER_HANDS``'s from a point on, with the stake, the
     number of players and the seats' final boards (SQLite reads the two out of the stored
     state)."""
@@ -1358,16 +1359,12 @@ class Store:
         own final rows (never another seat's).  A page at a time: the store is held for one
         page only (other tables' writes come between two)."""
         at, hand_id = before
-        key = (_id(guild_id, "guild_id"), _id(user_id, "user_id"),
-               1e300 if math.isinf(at) else at, 1e300 if math.isinf(at) else at,
-               2**63 - 1 if math.isinf(at) else hand_id, max(0, int(limit)))
+        key = (_id(guild_id, "guild_id"), _id(user_id, "user_id"), at, at, hand_id,
+               max(0, int(limit)))
         async with self._lock:
             rows = await self._all(self.PLAYER_EXPORT, key)
         return [ExportedHand(
-            hand=PlayerHand(table_id=r["hand_table"], channel_id=r["channel"],
-                            number=r["hand_number"], variant=r["game"],
-                            finished_at=r["finished_at"], result=_result_of(r)),
-            stake=int(r["stake"]), players=int(r["players"]),
+            hand=_player_hand_of(r), stake=int(r["stake"]), players=int(r["players"]),
             rows=_own_rows(r["seats"], r["boards"], int(r["seat_no"])),
             hand_id=int(r["hand_id"])) for r in rows]
 
