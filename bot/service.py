@@ -209,6 +209,7 @@ def _about(seconds: float, *, past: bool = False) -> str:
 
 
 NO_TABLE_HERE = "There is no table in this channel. Open one with `/ofc new`."
+NO_HANDS_YET = "You have not finished a hand in this server yet."
 
 
 class Notifier(Protocol):
@@ -3171,7 +3172,7 @@ class TableService:
         """``review_at`` of the member's last settled hand in this server, at any table."""
         last = await self.store.player_hands(guild_id, user_id, 1)
         if not last:
-            raise ServiceError("You have not finished a hand in this server yet.")
+            raise ServiceError(NO_HANDS_YET)
         table = await self._guild_table(guild_id, last[0].table_id)
         return await self._review(table, user_id, last[0].number)
 

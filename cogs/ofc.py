@@ -12,7 +12,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.service import REASON_LENGTH, ServiceError, TableService, TableState, grant_reason
+from bot.service import (
+    NO_HANDS_YET,
+    REASON_LENGTH,
+    ServiceError,
+    TableService,
+    TableState,
+    grant_reason,
+)
 from bot.store import MAX_IDLE_HOURS, PER_HAND_MIN_HANDS
 from engine.notation import plural
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
@@ -565,7 +572,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                                                 count)
         if not hands:
             await interaction.response.send_message(
-                "You have not finished a hand in this server yet.", ephemeral=True)
+                NO_HANDS_YET, ephemeral=True)
             return
         lines = [("Your last hand" if len(hands) == 1 else f"Your last {len(hands)} hands")
                  + " in this server, newest first:"]
@@ -590,8 +597,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         text, count, more = await self.service.export_hands(_guild_id(interaction),
                                                             interaction.user.id)
         if not count:
-            await interaction.followup.send("You have not finished a hand in this server yet.",
-                                            ephemeral=True)
+            await interaction.followup.send(NO_HANDS_YET, ephemeral=True)
             return
         what = (f"Your last {count:,} hands" if more else
                 "Your hand" if count == 1 else f"Your {count:,} hands")
