@@ -702,6 +702,7 @@ def _settled_showdown(
     # (a hand saved before "practice" was: one that counted for nobody)
     practice = bool(st.get("practice", bool(results) and not any(r.counted for r in results)))
     won = {r.user_id: r.units for r in results}
+    bots = {r.user_id for r in results if r.is_bot}
     if "fantasyland_shown" in st:
         earned = tuple(int(c) for c in st["fantasyland_shown"])
     else:
@@ -716,7 +717,7 @@ def _settled_showdown(
         natural_cards=tuple(hand.natural_cards), seat_nos=seat_nos,
         notes=tuple(str(x) for x in st.get("showdown_notes", [])),
         replayable=bool(hand.regular_seats),
-        bots=tuple(u in {r.user_id for r in results if r.is_bot} for u in users),
+        bots=tuple(u in bots for u in users),
     )
 
 
