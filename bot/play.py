@@ -33,7 +33,7 @@ from engine.board import ROW_SIZES, ROWS
 from engine.cards import SUIT_SYMBOLS, parse_cards, sort_cards
 from engine.evaluator import describe_value
 from engine.hand import Requirement
-from engine.notation import format_move, parse_move
+from engine.notation import format_move, parse_move, sentence
 from engine.review import COMPARE_SIMULATIONS, describe_review, review
 from engine.rules import RulesError
 from engine.solver import check_fantasyland_cards, describe_solution, solve_fantasyland
@@ -168,7 +168,7 @@ class Game:
     def error(self, text: str) -> None:
         if self.suits is LETTER_SUITS:  # (a terminal that cannot show them: no "or ????")
             text = text.replace(" or ♣♦♥♠", "")
-        self.out.print(f"[bold red]✗ {escape(text)}[/]", highlight=False)
+        self.out.print(f"[bold red]✗ {escape(sentence(text))}[/]", highlight=False)
 
     def board_lines(self, hand: Hand, seat: int, viewer: int) -> list[str]:
         board = hand.boards[seat]

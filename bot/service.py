@@ -30,7 +30,7 @@ from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, 
 from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json, parse_cards
 from engine.hand import Requirement, Round
-from engine.notation import plural
+from engine.notation import plural, sentence
 from engine.review import Review, decisions, judge
 from engine.rules import NATURAL_NAMES, VARIANTS, Variant
 from engine.scoring import Settlement, units_moved
@@ -76,6 +76,13 @@ REVIEWS_KEPT = 64
 PERIODS = {"day": 86_400.0, "week": 7 * 86_400.0, "month": 30 * 86_400.0, "all": None}
 
 
+NO_RECAP_OPEN = "No hand has finished at this table yet."
+NO_RECAP_CLOSED = "No hand was played at the last table here."
+NO_RECAP = frozenset({NO_RECAP_OPEN, NO_RECAP_CLOSED})
+"""``recap``'s answers when there is nothing to recap (the cog says them privately: the
+channel does not need to read that nothing happened)."""
+
+
 def grant_reason(text: str) -> str:
     """A grant's reason as the audit log keeps it: one line, single spaces."""
     return " ".join(text.split())
@@ -87,7 +94,11 @@ def _bot_user_id(table_id: int, seat_no: int) -> int:
 
 
 class ServiceError(Exception):
-    """Something the user did that cannot be done; the message says what and what to do."""
+    """Something the user did that cannot be done; the message says what and what to do, as
+    a sentence (an engine's message passed on gets its full stop)."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(sentence(message))
 
 
 class Stale(ServiceError):
@@ -154,7 +165,7 @@ def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
     rules = Rules.from_json(table.rules)
     counted = any(p.counted for p in recap.players)
     stake = ("practice, no units" if not counted else
-             f"{plural(table.stake, 'unit')} a point" if table.stake else "no units")
+             f"{plural(table.stake, 'unit')} per point" if table.stake else "no units")
     span = recap.ended - recap.started
     end = "f" if span >= 12 * 3600 else "t"  # (a table over days says the day it ended)
     when = (f"<t:{int(recap.started)}:f> to <t:{int(recap.ended)}:{end}>" if span >= 60
@@ -743,7 +754,7 @@ def hands_csv(hands: Sequence[ExportedHand], guild_id: int) -> str:
             h.table_id, h.number,
             time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(h.finished_at)),
             f"https://discord.com/channels/{guild_id}/{h.channel_id}",
-            h.variant, e.stake, e.players, r.points, counted, r.units, int(not r.counted),
+            h.variant, h.stake, e.players, r.points, counted, r.units, int(not r.counted),
             int(r.fouled and not r.surrendered), int(r.surrendered), r.royalties,
             r.natural or "", int(r.fantasyland), *(e.rows or ("", "", ""))))
     return out.getvalue()
@@ -1819,7 +1830,7 @@ class TableService:
         try:
             return old.changed(changes)
         except RulesError as e:
-            raise ServiceError(f"{e}.") from None
+            raise ServiceError(str(e)) from None
 
     async def _close_now(self, t: TableState) -> None:
         """Cash every seat out and close the table: one transaction, all or nothing (the store
@@ -3085,8 +3096,7 @@ class TableService:
         table, closed = await self._record_table(channel_id)
         found = await self.store.table_recap(table.id)
         if found is None:
-            return ("No hand was played at the last table here." if closed
-                    else "No hand has finished at this table yet.")
+            return NO_RECAP_CLOSED if closed else NO_RECAP_OPEN
         return "\n".join(recap_lines(table, found, closed))
 
     async def _recap_after(self, t: TableState) -> str:
@@ -3113,7 +3123,7 @@ class TableService:
         try:
             cards = parse_cards(text)
         except CardError as e:
-            raise ServiceError(f"{e}.") from None
+            raise ServiceError(str(e)) from None
         if not cards:
             raise ServiceError("Type the cards to set: 13 for ofc, 14 to 17 for pineapple, "
                                "e.g. `Qh Qd Ks Kd 9c 9d 7s 7h 5c 5d 3s 3h 2c`.")

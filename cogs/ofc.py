@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from bot.service import (
     NO_HANDS_YET,
+    NO_RECAP,
     REASON_LENGTH,
     ServiceError,
     TableService,
@@ -557,7 +558,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 "by round.")
         for row, results in hands:
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
-            parts = [f"{md(r.name)} {result_summary(r)}" for r in results]
+            moved = any(r.units for r in results)  # (a stake-0 hand: no "+0 u" for each)
+            parts = [f"{md(r.name)} {result_summary(r, units=moved)}" for r in results]
             practice = " (practice: no units)" if not any(r.counted for r in results) else ""
             lines.append(f"**#{row.number}** <t:{when}:f>{practice} — " + "; ".join(parts))
         first, *rest = split_message("\n".join([*lines, hint]))  # every hand, line by line
@@ -623,6 +625,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
     @app_commands.command(name="recap", description="How this table went for each player")
     async def recap(self, interaction: discord.Interaction) -> None:
         text = await self.service.recap(_channel_id(interaction))
+        if text in NO_RECAP:  # (nothing to show: said to the one who asked)
+            await interaction.response.send_message(text, ephemeral=True)
+            return
         first, *rest = split_message(text)  # (every player, in as many messages as it takes)
         none = discord.AllowedMentions.none()  # (in the channel, as the leaderboard; the names
         await interaction.response.send_message(first, allowed_mentions=none)  # ping nobody)
@@ -817,7 +822,7 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
         idle = (f"a table closes after {plural(s.idle_hours, 'hour')} with nothing happening"
                 if s.idle_hours else "idle tables stay open")
         await interaction.response.send_message(
-            f"⚙️ Start balance {s.start_balance}, max stake {s.max_stake}/pt, default buy-in "
+            f"⚙️ Start balance {s.start_balance}, max stake {s.max_stake} per point, default buy-in "
             f"{s.default_buyin}, max buy-in {s.max_buyin}, default timer {s.default_timer} s; "
             f"{idle}.",
             ephemeral=True,

@@ -456,11 +456,12 @@ def table_channel(t: TableState) -> Iterator[None]:
         raise
 
 
-def result_summary(r: HandResult, practice: str = "") -> str:
+def result_summary(r: HandResult, practice: str = "", units: bool = True) -> str:
     """A seat's result in a line of ``/ofc history``: its points, its units (``practice``
-    instead when the hand did not count), its points against humans when they differ, and a
-    surrender, foul, natural or fantasyland earned."""
-    counted = f", {r.units:+d} u" if r.counted else practice
+    instead when the hand did not count; none when ``units`` is false: a hand that moved no
+    units, e.g. at a stake-0 table, is not "+0 u" for everyone), its points against humans
+    when they differ, and a surrender, foul, natural or fantasyland earned."""
+    counted = (f", {r.units:+d} u" if units else "") if r.counted else practice
     if r.counted and r.ranked_points is not None and r.ranked_points != r.points:
         counted += f", {r.ranked_points:+d} vs humans"
     tag = " (surrendered)" if r.surrendered else " (foul)" if r.fouled else ""

@@ -554,7 +554,7 @@ def my_hand_line(h: PlayerHand) -> str:
     """One line of ``/ofc history mine``: the hand, where and when, and how it went for the
     player (the time in each reader's time zone)."""
     return (f"**#{h.number}** in <#{h.channel_id}> · {h.variant} · <t:{int(h.finished_at)}:f>"
-            f" — {result_summary(h.result, practice=' (practice)')}")
+            f" — {result_summary(h.result, practice=' (practice)', units=bool(h.stake))}")
 
 
 class MyHandsSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"ofc:mh"):

@@ -64,6 +64,20 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+_SENTENCE_END = frozenset(".!?…:")
+
+
+def sentence(text: str) -> str:
+    """``text`` ending as a sentence: a full stop added after a word, a number, a quote or a
+    bracket (the engine's messages have none: ``It is bob's turn``), nothing after ``.!?…:``,
+    an emoji or a code block."""
+    text = text.rstrip()
+    last = text[-1:]
+    if last and last not in _SENTENCE_END and (last.isalnum() or last in ")]'\"”’*_"):
+        return text + "."
+    return text
+
+
 _CARD_LETTERS = frozenset("akqjtshdc")
 
 

@@ -334,7 +334,7 @@ async def test_suggest_cards_at_a_moon_table_says_the_moon_and_shows_no_one_else
 ) -> None:
     """Alice, in a fantasyland at an ofc table with the moon on, types her 13 cards into
     ``/ofc suggest cards:``: the moon setting, said as such ("Shoots the moon ... 20 points"),
-    privately (bob sees nothing); meanwhile ``/ofc recap`` (in the channel) says no hand has
+    privately (bob sees nothing); meanwhile ``/ofc recap`` (to bob, privately) says no hand has
     finished and names no card of hers, ``/ofc review`` has nothing to review for either of
     them, and her hidden set stays out of every answer bob gets."""
     async with moon_fantasyland_world(tmp_path, "s30-moon-cards") as w:

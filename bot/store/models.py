@@ -174,17 +174,18 @@ class PlayerHand:
     """The hand's number at its table."""
     variant: str
     finished_at: float
+    stake: int
+    """The table's units per point (0: it played for none)."""
     result: HandResult
     """The player's own result."""
 
 
 @dataclass(frozen=True, slots=True)
 class ExportedHand:
-    """One settled hand of a player with its table's stake, how many played it and the
-    player's own final rows (``Store.player_export``: ``/ofc history file``)."""
+    """One settled hand of a player with how many played it and the player's own final rows
+    (``Store.player_export``: ``/ofc history file``)."""
 
     hand: PlayerHand
-    stake: int
     players: int
     rows: tuple[str, str, str] | None
     """Top, middle, bottom as set (cards by text, e.g. ``"Qh Qd 2s"``); none when the stored

@@ -216,7 +216,8 @@ def _result_of(row: sqlite3.Row) -> HandResult:
 def _player_hand_of(row: sqlite3.Row) -> PlayerHand:
     return PlayerHand(table_id=row["hand_table"], channel_id=row["channel"],
                       number=row["hand_number"], variant=row["game"],
-                      finished_at=row["finished_at"], result=_result_of(row))
+                      finished_at=row["finished_at"], stake=int(row["stake"]),
+                      result=_result_of(row))
 
 
 def _own_rows(seats: str | None, boards: str | None,
@@ -1322,7 +1323,7 @@ class Store:
         return _hand_of(row), [_result_of(r) for r in results]
 
     _PLAYER = (f"SELECT r.*, h.number AS hand_number, h.table_id AS hand_table, {_GAME} AS game,"
-               " t.channel_id AS channel")
+               " t.channel_id AS channel, t.stake AS stake")
     _PLAYER_DONE = (" FROM results r"
                     " JOIN hands h ON h.id = r.hand_id JOIN tables t ON t.id = h.table_id"
                     " WHERE r.guild_id = ? AND r.user_id = ? AND h.status = 'done'")
@@ -1339,15 +1340,15 @@ class Store:
         return [_player_hand_of(r) for r in rows]
 
     PLAYER_EXPORT = (
-        _PLAYER + ", t.stake AS stake,"
+        _PLAYER + ","
         " (SELECT COUNT(*) FROM results o WHERE o.hand_id = r.hand_id) AS players,"
         " CASE WHEN json_valid(h.state) THEN json_extract(h.state, '$.seats') END AS seats,"
         " CASE WHEN json_valid(h.state)"
         "  THEN json_extract(h.state, '$.engine.state.boards') END AS boards"
         + _PLAYER_DONE + " AND (r.finished_at < ? OR (r.finished_at = ? AND r.hand_id < ?))"
         + _NEWEST_FIRST)
-    """``player_export``'s query: ``PLAYER_HANDS``'s from a point on, with the stake, the
-    number of players and the seats' final boards (SQLite reads the two out of the stored
+    """``player_export``'s query: ``PLAYER_HANDS``'s from a point on, with the number of
+    players and the seats' final boards (SQLite reads the two out of the stored
     state)."""
 
     async def player_export(
@@ -1364,7 +1365,7 @@ class Store:
         async with self._lock:
             rows = await self._all(self.PLAYER_EXPORT, key)
         return [ExportedHand(
-            hand=_player_hand_of(r), stake=int(r["stake"]), players=int(r["players"]),
+            hand=_player_hand_of(r), players=int(r["players"]),
             rows=_own_rows(r["seats"], r["boards"], int(r["seat_no"])),
             hand_id=int(r["hand_id"])) for r in rows]
 

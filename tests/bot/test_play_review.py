@@ -172,14 +172,14 @@ def test_pineapple_errors_name_the_card_or_row_and_change_nothing() -> None:
     assert code == 0
     errs = errors(out)
     assert errs[:7] == [
-        "✗ Ah is not in your hand: you have Kc 2h 9c 5h Ks",
-        "✗ Kc is written twice",
-        "✗ The top row has room for 3 more cards, not 4",
-        "✗ 'midle' is not a row: use top, middle or bottom (or discard)",
-        "✗ 5h Ks have no row: write top, middle, bottom after them",
-        "✗ 3d is not in your hand: you have Kc 2h 9c 5h Ks",
+        "✗ Ah is not in your hand: you have Kc 2h 9c 5h Ks.",
+        "✗ Kc is written twice.",
+        "✗ The top row has room for 3 more cards, not 4.",
+        "✗ 'midle' is not a row: use top, middle or bottom (or discard).",
+        "✗ 5h Ks have no row: write top, middle, bottom after them.",
+        "✗ 3d is not in your hand: you have Kc 2h 9c 5h Ks.",
         "✗ '1c' is not a card: write a rank (2-9, T or 10, J, Q, K, A) then a suit "
-        "(c, d, h, s or ♣♦♥♠), like Ah or 10d",
+        "(c, d, h, s or ♣♦♥♠), like Ah or 10d.",
     ]
     assert len(errs) == 7
     # nothing was placed by the errors: the same five cards were asked for each time, and the

@@ -44,7 +44,7 @@ async def test_the_recap_adds_up_every_settled_hand_of_the_table() -> None:
     assert {p.user_id for p in recap.players} == {ALICE, BOB}
     assert recap.started <= recap.ended
     text = await svc.recap(CH)
-    assert text.startswith("📋 **This table so far** — pineapple, 1 unit a point · 3 hands, ")
+    assert text.startswith("📋 **This table so far** — pineapple, 1 unit per point · 3 hands, ")
     await store.close()
 
 
@@ -74,7 +74,7 @@ async def test_every_way_a_table_closes_says_how_it_went() -> None:
     await until(lambda: t.hand is None and t.row.hand_no == 1)
     text = await svc.close(CH, ALICE, False)
     assert text.startswith("The table is closed; every stack went back to its owner's "
-                           "balance.\n📋 **Recap** — ofc, 1 unit a point · 1 hand, ")
+                           "balance.\n📋 **Recap** — ofc, 1 unit per point · 1 hand, ")
     await store.close()
     # everyone leaves
     svc, rec, store, t = await heads_up("recap-leave", next_hand_delay=30)

@@ -221,8 +221,8 @@ async def test_errors_leave_everything_unchanged() -> None:
     before = t.hand.to_json()
     hs = t.hand.turn
     other = ALICE if t.hand_seats[hs] != 0 else BOB
-    with pytest.raises(ServiceError, match="turn"):
-        await svc.place_text(CH, other, "Ah top")
+    with pytest.raises(ServiceError, match=r"turn; you are pinged when it is yours\.$"):
+        await svc.place_text(CH, other, "Ah top")  # (the engine's message, now a sentence)
     with pytest.raises(ServiceError, match="Only members with Manage Server"):
         await svc.grant(G, BOB, BOB, "bob", 100, manage=False)
     assert t.hand.to_json() == before

@@ -385,3 +385,23 @@ def test_a_showdown_says_why_units_are_not_points_times_the_stake() -> None:
     notes = units_notes(botty, 10)
     assert notes[0] == ("🤖 Points against **carol** move no units: a player's units follow "
                         "their points against humans.")
+
+
+def test_a_hand_that_moved_no_units_says_none() -> None:
+    """``/ofc history``'s result of a hand: its units where the hand could move some; a
+    stake-0 table's hand is not "+0 u" for everyone (the points say it all), a practice hand
+    says practice."""
+    from bot.store import HandResult, PlayerHand
+    from cogs.presenter import result_summary
+    from cogs.views import my_hand_line
+
+    won = HandResult(user_id=1, seat_no=0, name="a", points=7, units=14, fantasyland=True)
+    assert result_summary(won) == "+7 pts, +14 u 🌴"
+    assert result_summary(replace(won, units=0), units=False) == "+7 pts 🌴"
+    assert result_summary(replace(won, units=0, counted=False), " (practice)",
+                          units=False) == "+7 pts (practice) 🌴"
+    for stake, said in ((2, "+7 pts, +14 u 🌴"), (0, "+7 pts 🌴")):
+        line = my_hand_line(PlayerHand(table_id=1, channel_id=5, number=3, variant="ofc",
+                                       stake=stake, finished_at=0.0,
+                                       result=won if stake else replace(won, units=0)))
+        assert line == f"**#3** in <#5> · ofc · <t:0:f> — {said}"

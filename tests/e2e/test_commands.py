@@ -50,7 +50,7 @@ async def test_server_commands_are_for_managers_only(tmp_path: Any) -> None:
         assert "+50 units for **bob** (now 1050)" in r.content
         assert await w.store.balance(w.guild.id, w.bob.id) == 1050
         r = await w.slash(w.admin, "ofc-admin settings", max_stake=5)
-        assert r.ephemeral and "max stake 5/pt" in r.content
+        assert r.ephemeral and "max stake 5 per point" in r.content
         r = await w.slash(w.admin, "ofc-admin sync")
         assert r.ephemeral and "Only the bot's owner" in r.content
         # /ofc help shows the managers' group to managers only

@@ -147,7 +147,7 @@ async def test_a_closed_tables_hand_and_a_practice_hand_are_listed(tmp_path: Any
         from bot.store import HandResult, PlayerHand
         from cogs.views import my_hand_line
 
-        practice = PlayerHand(table_id=t.id, channel_id=w.chan.id, number=3, variant="ofc",
+        practice = PlayerHand(table_id=t.id, channel_id=w.chan.id, number=3, variant="ofc", stake=1,
                               finished_at=0.0, result=HandResult(
                                   user_id=w.bob.id, seat_no=0, name="bob", points=7, units=0,
                                   fouled=False, fantasyland=True, counted=False))

@@ -21,7 +21,7 @@ async def test_recap_in_the_channel_and_when_the_table_closes(tmp_path: Any) -> 
         r = await w.slash(w.carol, "ofc recap")  # anyone: it is posted in the channel
         assert not r.ephemeral and r.message is not None and r.message.is_visible_to(w.dave)
         lines = r.content.split("\n")
-        assert lines[0].startswith("📋 **This table so far** — pineapple, 1 unit a point · "
+        assert lines[0].startswith("📋 **This table so far** — pineapple, 1 unit per point · "
                                    "1 hand, <t:")
         assert {line.split(" ")[1] for line in lines[1:]} == {"alice", "bob"}
         assert all(" · 1 hand · " in line for line in lines[1:])

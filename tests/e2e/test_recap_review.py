@@ -425,7 +425,7 @@ async def test_an_idle_close_has_the_recap_and_none_without_a_hand() -> None:
     assert await svc.close_idle() == [t]
     last = notices(rec)[-1]
     assert last.startswith("🕸️ Nothing happened here for 24 hours")
-    assert "idle_hours`).\n📋 **Recap** — ofc, 1 unit a point · 1 hand, " in last
+    assert "idle_hours`).\n📋 **Recap** — ofc, 1 unit per point · 1 hand, " in last
     assert rec.pings[-1] is False
     assert await store.balance(G, ALICE) + await store.balance(G, BOB) == 2000
     # a table that never finished a hand closes as idle without a recap
@@ -601,7 +601,7 @@ async def test_a_practice_table_recap_does_not_claim_units() -> None:
     try:
         assert text.split("\n")[0].startswith("📋 **This table so far** — ofc, practice, "
                                                "no units · "), text
-        assert "unit" not in "\n".join(text.split("\n")[1:]) and "a point" not in text, text
+        assert "unit" not in "\n".join(text.split("\n")[1:]) and "per point" not in text, text
     finally:
         await done(svc, store)
 
@@ -843,17 +843,17 @@ async def test_e2e_the_right_table_a_thread_and_another_channel(tmp_path: Path) 
         await w.fake.slash(w.carol, thread, "ofc new", options={"variant": "pineapple"})
         await w.fake.slash(w.dave, thread, "ofc join")
         r = await w.fake.slash(w.dave, thread, "ofc recap")
-        assert r.content == "No hand has finished at this table yet."
+        assert r.content == "No hand has finished at this table yet." and r.ephemeral
         r = await w.fake.slash(w.alice, other, "ofc recap")
         assert r.content is not None and NO_TABLE_HERE in r.content
         r = await w.slash(w.dave, "ofc recap")
-        assert r.content.startswith("📋 **This table so far** — ofc, 1 unit a point · 1 hand")
+        assert r.content.startswith("📋 **This table so far** — ofc, 1 unit per point · 1 hand")
         names = {line.split(" ")[1] for line in r.content.split("\n")[1:]}
         assert names == {"alice", "bob"}
         await w.slash(w.alice, "ofc close")
         r = await w.fake.slash(w.dave, thread, "ofc recap")  # the thread's table is open
         assert r.content == "No hand has finished at this table yet."
         await w.slash(w.carol, "ofc new", variant="chinese")  # a new table in the channel
-        r = await w.slash(w.dave, "ofc recap")
-        assert r.content == "No hand has finished at this table yet."
+        r = await w.slash(w.dave, "ofc recap")  # (nothing to show: said privately)
+        assert r.content == "No hand has finished at this table yet." and r.ephemeral
         w.fake.assert_clean()

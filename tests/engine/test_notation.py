@@ -12,7 +12,7 @@ from engine import DECK, Board, CardError, Hand, IllegalAction, Rules, parse_car
 from engine.actions import NotInHand, RowFull, WrongCount
 from engine.autoplay import street_moves
 from engine.hand import Requirement
-from engine.notation import DISCARD, NotationError, format_move, parse_move, row_word
+from engine.notation import DISCARD, NotationError, format_move, parse_move, row_word, sentence
 
 C = parse_cards
 
@@ -198,3 +198,19 @@ def test_a_forgotten_discard_is_shown_how_to_write() -> None:
     with pytest.raises(WrongCount, match=r"you placed 3 and discarded 0; end with the card to "
                                          r"drop, e.g. `3d discard`"):
         parse_move("8d 8h 3d bottom", req)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("It is bob's turn; you are pinged when it is yours", "It is bob's turn; you are pinged when it is yours."),
+    ("The top row is full", "The top row is full."),
+    ("You hold 3 units (at most 5)", "You hold 3 units (at most 5)."),
+    ("Type 'foul'", "Type 'foul'."),
+    ("Already a sentence.", "Already a sentence."),
+    ("Really?", "Really?"), ("Choose one of: ", "Choose one of:"), ("Off to fantasyland 🌴", "Off to fantasyland 🌴"),
+    ("", ""),
+])
+def test_a_message_ends_as_a_sentence(text: str, said: str) -> None:
+    """Engine messages have no full stop; the bot and the terminal game add it (``sentence``),
+    once."""
+    assert sentence(text) == said
+    assert sentence(said) == said
