@@ -75,10 +75,23 @@ def _stop_on_sigterm() -> Any:
 async def _open_database(path: str) -> None:
     """Open (create, migrate) the database once before connecting, so that one the bot cannot
     use is said in a line, not found in the middle of the start."""
+    import contextlib
+    import sqlite3
+
     from .store import Store
 
     store = await Store.open(path)
     await store.close()
+    if path == ":memory:":
+        return
+    # a file it may read but not write (restored as root, read-only media) opens without an
+    # error, and every move would fail: a write rolled back finds it (sqlite3.Error)
+    with contextlib.closing(sqlite3.connect(path, timeout=5, isolation_level=None)) as db:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("CREATE TABLE ofc_write_probe (x)")
+        finally:
+            db.execute("ROLLBACK")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,13 +204,14 @@ def _maintain(command: str, argv: list[str]) -> int:
             print(f"Restored {ns.file} into {database}: {contents.describe()}."
                   + (f"\nThe database as it was: {kept}" if kept else ""))
         else:
-            contents, problems = check(database)
+            held, problems = check(database)
             if problems:
                 print(f"{database}: {len(problems)} problem(s) found:", file=sys.stderr)
                 for line in problems:
                     print(f"  - {line}", file=sys.stderr)
                 return 1
-            print(f"{database} is sound and its books balance: {contents.describe()}.")
+            assert held is not None  # (read whenever nothing is wrong)
+            print(f"{database} is sound and its books balance: {held.describe()}.")
     except MaintenanceError as e:
         print(f"ofc-bot {command}: {e}", file=sys.stderr)
         return 2

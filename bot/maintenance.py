@@ -15,8 +15,8 @@
   then the books (``Store.verify_ledger``: the foreign keys, every hand's units sum to zero,
   no negative balance or stack, every settled hand's rows, the standings).
 - **regular backups** (``OFC_BACKUP_DIR``): the running bot backs up every
-  ``OFC_BACKUP_HOURS`` into ``<name>-<date>-<time>.sqlite3`` (UTC; ``<name>``: the
-  database's file name without its suffix) files there, the first as it starts when the
+  ``OFC_BACKUP_HOURS`` into ``<name>-<date>-<time><suffix>`` (UTC; the database's file
+  name with the time before its suffix: ``ofc-<date>-<time>.sqlite3``) files there, the first as it starts when the
   newest there is older than that, keeping the last ``OFC_BACKUP_KEEP``.
 
 Each raises ``MaintenanceError`` with a sentence saying what is wrong and what to do.
@@ -123,6 +123,8 @@ def _ours(db: sqlite3.Connection, path: Path) -> int:
     try:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.OperationalError as e:  # (it could not be read: not what it holds)
+        raise MaintenanceError(f"cannot read {path} ({e}){_why_not_read(e, path)}") from None
     except sqlite3.DatabaseError as e:
         raise MaintenanceError(f"{path} is not an OFC Table database ({e})") from None
     if version < 1 or not {"tables", "hands", "ledger"} <= names:
@@ -132,6 +134,15 @@ def _ours(db: sqlite3.Connection, path: Path) -> int:
             f"{path} is at schema version {version}, newer than this bot "
             f"({_latest_schema()}): update the bot")
     return version
+
+
+def _why_not_read(e: sqlite3.OperationalError, path: Path) -> str:
+    """What to do when SQLite could not read ``path``: a database in WAL mode is read beside
+    its ``-shm`` file, which a user who may not write in its folder cannot create."""
+    if "readonly" in str(e) or "unable to open" in str(e):
+        return (f": reading it needs {path.name}-shm beside it, which this user cannot create "
+                "there; run the command as the bot's user")
+    return ""
 
 
 def _integrity(db: sqlite3.Connection, path: Path) -> list[str]:
@@ -158,7 +169,11 @@ def _contents(db: sqlite3.Connection, path: Path) -> Contents:
 
 
 def _existing(path: Path, what: str) -> Path:
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as e:  # (a folder this user may not enter)
+        raise MaintenanceError(f"cannot look at {path} ({e.strerror})") from None
+    if not found:
         raise MaintenanceError(f"no {what} at {path}")
     return path
 
@@ -283,8 +298,9 @@ def _keep(target: Path, now: float) -> Path:
     return kept
 
 
-def check(database: str | os.PathLike[str]) -> tuple[Contents, list[str]]:
-    """Read ``database`` (never written) and say what is wrong with it: ``[]`` when sound."""
+def check(database: str | os.PathLike[str]) -> tuple[Contents | None, list[str]]:
+    """Read ``database`` (never written) and say what is wrong with it: ``[]`` when sound
+    (then with what it holds; none when that could not be read)."""
     path = _existing(Path(database), "database")
     with _connect(path, read_only=True) as db:
         version = _ours(db, path)
@@ -293,7 +309,11 @@ def check(database: str | os.PathLike[str]) -> tuple[Contents, list[str]]:
                 f"{path} is at schema version {version}, this bot's is {_latest_schema()}: "
                 "start the bot once (it migrates the database), then check it")
         problems = _integrity(db, path)
-        contents = _contents(db, path)
+        try:
+            contents: Contents | None = _contents(db, path)
+        except sqlite3.DatabaseError as e:  # (damaged where the counts read)
+            contents = None
+            problems = problems or [f"{path}: {e}"]
     if not problems:  # (the books are read only from a sound file)
         problems = asyncio.run(_books(path))
     return contents, problems
@@ -320,18 +340,27 @@ RETRY = 3600.0
 """Seconds before a regular backup that failed is tried again (at most its period)."""
 
 
-def _name_of(database: str | os.PathLike[str]) -> str:
-    """What a database's regular backups are named after: its file's name without its last
-    suffix (``ofc.sqlite3``: ``ofc``), so that two databases can share a folder."""
-    return Path(database).stem or "ofc"
+def _name_of(database: str | os.PathLike[str]) -> tuple[str, str]:
+    """What the names of ``database``'s regular backups start and end with, the time in
+    between: its file's name with the time before its suffix (``ofc.sqlite3``:
+    ``ofc-<time>.sqlite3``; ``ofc.db``: ``ofc-<time>.db``), so that databases of other
+    names (``ofc.db`` beside ``ofc.sqlite3`` too) can share a folder."""
+    path = Path(database)
+    return f"{path.stem or 'ofc'}-", path.suffix
+
+
+def _pattern(database: str | os.PathLike[str]) -> re.Pattern[str]:
+    """The names of ``database``'s regular backups, the time their group."""
+    start, end = _name_of(database)
+    return re.compile(re.escape(start) + r"(\d{8}-\d{6})" + re.escape(end))
 
 
 def regular_backups(folder: str | os.PathLike[str],
                     database: str | os.PathLike[str] = "ofc.sqlite3") -> list[tuple[float, Path]]:
-    """The regular backups of ``database`` in ``folder`` (``<name>-<UTC date>-<time>.sqlite3``),
+    """The regular backups of ``database`` in ``folder`` (``<name>-<UTC date>-<time><suffix>``),
     oldest first, with their times; a name that is no time (``ofc-20260230-...``) is no
     regular backup."""
-    pattern = re.compile(re.escape(_name_of(database)) + r"-(\d{8}-\d{6})\.sqlite3")
+    pattern = _pattern(database)
     found = []
     for path in Path(folder).iterdir():
         m = pattern.fullmatch(path.name)
@@ -356,14 +385,15 @@ def _alive(pid: int) -> bool:
 def regular_backup(database: str | os.PathLike[str], folder: str | os.PathLike[str],
                    keep: int, now: float, stop: Stop | None = None,
                    ) -> tuple[Path, Contents, list[Path]]:
-    """Back ``database`` up into ``folder`` as ``<name>-<now>.sqlite3``; its regular backups
+    """Back ``database`` up into ``folder`` as ``<name>-<now><suffix>``; its regular backups
     there beyond the last ``keep`` go, and the parts of its backups left by a process that is
     no more: the backup, what it holds, and what was deleted."""
-    name = _name_of(database)
-    dest = Path(folder) / f"{name}-{time.strftime(STAMP, time.gmtime(now))}.sqlite3"
-    for part in Path(folder).glob(f".{glob.escape(name)}-*.sqlite3.partial-*"):
-        pid = part.name.rpartition("-")[2]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+    start, end = _name_of(database)
+    dest = Path(folder) / f"{start}{time.strftime(STAMP, time.gmtime(now))}{end}"
+    pattern = _pattern(database)
+    for part in Path(folder).glob(f".{glob.escape(start)}*.partial-*"):
+        name, _, pid = part.name[1:].rpartition(".partial-")
+        if pattern.fullmatch(name) and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
             with contextlib.suppress(OSError):
                 part.unlink()
     contents = backup(database, dest, stop=stop)

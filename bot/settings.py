@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,15 +50,44 @@ def _processes(value: str | None) -> int:
     return number
 
 
+def _path(setting: str, value: str) -> Path:
+    """``value`` as a path, ``~`` expanded (``~user`` of no user is a bad setting)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        raise SettingsError(f"{setting}: {value!r} starts with the home folder of a user this "
+                            "machine does not have (for your own, write ~/)") from None
+
+
+def _looked_at(setting: str, value: str, path: Path) -> tuple[bool, bool]:
+    """Whether ``path`` exists and is a folder (a folder the bot may not enter is a bad
+    setting: pathlib's ``exists`` and ``is_dir`` let that error through)."""
+    try:
+        return path.exists(), path.is_dir()
+    except OSError as e:
+        raise SettingsError(f"{setting}: cannot look at {value!r} ({e.strerror}): the bot's "
+                            "user needs to enter its folders") from None
+
+
+def _writable(setting: str, value: str, folder: Path) -> None:
+    """A file can be made in ``folder`` (made and deleted at once), else a bad setting."""
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".ofc-probe-"):
+            pass
+    except OSError as e:
+        raise SettingsError(f"{setting}: the bot cannot write in {str(folder)!r} "
+                            f"({e.strerror})") from None
+
+
 def _database(value: str) -> str:
     """The database path (``~`` expanded), refused when its folder does not exist or it is a
     folder (found now, not after connecting to Discord)."""
     if value == ":memory:":
         return value
-    path = Path(value).expanduser()
-    if path.is_dir():
+    path = _path("OFC_DATABASE", value)
+    if _looked_at("OFC_DATABASE", value, path)[1]:
         raise SettingsError(f"OFC_DATABASE is a folder, not a file: {value!r}")
-    if not path.parent.is_dir():
+    if not _looked_at("OFC_DATABASE", value, path.parent)[1]:
         raise SettingsError(f"OFC_DATABASE: the folder {str(path.parent)!r} does not exist")
     return str(path)
 
@@ -69,11 +99,13 @@ def _backup_dir(value: str | None, database: str) -> str | None:
     if database == ":memory:":
         raise SettingsError("OFC_BACKUP_DIR: an in-memory database (OFC_DATABASE=:memory:) "
                             "has nothing to back up")
-    path = Path(value).expanduser()
-    if path.exists() and not path.is_dir():
+    path = _path("OFC_BACKUP_DIR", value)
+    exists, is_dir = _looked_at("OFC_BACKUP_DIR", value, path)
+    if exists and not is_dir:
         raise SettingsError(f"OFC_BACKUP_DIR is a file, not a folder: {value!r}")
-    if not path.is_dir():
+    if not is_dir:
         raise SettingsError(f"OFC_BACKUP_DIR: the folder {value!r} does not exist")
+    _writable("OFC_BACKUP_DIR", value, path)  # (else it would only log a failure every hour)
     return str(path)
 
 
@@ -117,6 +149,9 @@ class Settings:
                 from_file = dotenv_values(env_file, encoding="utf-8")
             except UnicodeDecodeError:
                 raise SettingsError(f"{env_file} is not UTF-8 text: save it as UTF-8") from None
+            except OSError as e:
+                raise SettingsError(f"{env_file} cannot be read ({e.strerror}): the bot's user "
+                                    "needs to read it") from None
         env = {k: v.strip() for k, v in from_file.items() if v and v.strip()}
         env.update({k: v.strip() for k, v in os.environ.items() if v.strip()})
         return env
