@@ -59,7 +59,18 @@ def _as_ctrl_c(signum: int, frame: Any) -> None:
     if callable(handler) and handler is not _as_ctrl_c:
         handler(signal.SIGINT, frame)
         return
+    task = _SERVING[-1].main_task if _SERVING else None
+    if task is not None and not task.done():  # Ctrl-C ignored (a background job of a
+        # script: the shell ignores SIGINT there, so asyncio installed no handler): cancelled
+        # as asyncio's own handler does, the bot closes in order
+        task.cancel()
+        task.get_loop().call_soon_threadsafe(lambda: None)  # (wakes the loop)
+        return
     raise KeyboardInterrupt
+
+
+_SERVING: list[Any] = []
+"""The bot being run (``_run``): its ``main_task`` is known once it started."""
 
 
 def _stop_on_sigterm() -> Any:
@@ -237,8 +248,11 @@ def _run(settings: Settings) -> int:
     assert settings.discord_token  # (main says what to do without one)
     previous = _stop_on_sigterm()
     bot = OFCBot(settings)
+    _SERVING.append(bot)
     try:
         bot.run(settings.discord_token, log_handler=None)
+    except asyncio.CancelledError:  # its main task, cancelled by SIGTERM: closed in order
+        pass
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN: copy the bot's token again (Developer Portal > "
               "your application > Bot > Reset Token) into .env.", file=sys.stderr)
@@ -257,6 +271,7 @@ def _run(settings: Settings) -> int:
             return 2
         raise
     finally:
+        _SERVING.remove(bot)
         if previous is not None:  # (main called from another program: its handler back)
             signal.signal(signal.SIGTERM, previous)
     return 0

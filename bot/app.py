@@ -39,6 +39,7 @@ def intents() -> discord.Intents:
 class OFCBot(commands.Bot):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         discord.VoiceClient.warn_nacl = False  # no voice here
+        self.main_task: asyncio.Task[Any] | None = None  # (set as it starts: setup_hook)
         discord.VoiceClient.warn_dave = False
         apply_discord_endpoints(settings)
         options: dict[str, Any] = {
@@ -59,6 +60,9 @@ class OFCBot(commands.Bot):
         self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
 
     async def setup_hook(self) -> None:
+        # (discord.py's Client.run runs it in its main task: cancelled, the bot closes in
+        # order; SIGTERM does so when Ctrl-C is ignored, ``bot.__main__._as_ctrl_c``)
+        self.main_task = asyncio.current_task()
         self.store = await Store.open(self.settings.database)
         options: dict[str, Any] = {"next_hand_delay": self.settings.next_hand_delay,
                                    "thinker": Thinker(self.settings.ai_processes)}

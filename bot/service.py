@@ -30,7 +30,7 @@ from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, 
 from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json, parse_cards
 from engine.hand import Requirement, Round
-from engine.notation import plural, sentence
+from engine.notation import plural, sentence, signed, signed_amount
 from engine.review import Review, decisions, judge
 from engine.rules import NATURAL_NAMES, VARIANTS, Variant
 from engine.scoring import Settlement, units_moved
@@ -180,12 +180,12 @@ def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
             place = k
         # (a place after the medals is "4\." : "4." starting a line is a list Discord numbers)
         mark = medals[place] if place < len(medals) else f"{place + 1}\\."
-        points = f"{p.points:+d} point{'' if abs(p.points) == 1 else 's'}"
+        points = signed_amount(p.points, "point")  # (as the showdown: "−3", "0")
         said = []  # (the points of /ofc stats and the leaderboards, when they are others)
         if p.counted and not p.is_bot and p.ranked is not None and p.ranked != p.points:
-            said.append(f"{p.ranked:+d} vs humans")
+            said.append(f"{signed(p.ranked)} vs humans")
         if table.stake and p.counted and not p.is_bot:
-            said.append(f"{p.units:+d} unit{'' if abs(p.units) == 1 else 's'}")
+            said.append(signed_amount(p.units, "unit"))
         elif counted and not p.counted and not p.is_bot:  # (a table that counted for others)
             said.append("practice only")
         units = f" ({', '.join(said)})" if said else ""
@@ -195,7 +195,7 @@ def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
             parts.append(f"🌴 {p.fantasylands}")
         if p.fouls:
             parts.append(plural(p.fouls, "foul"))
-        parts.append(f"best hand {p.best:+d}")
+        parts.append(f"best hand {signed(p.best)}")
         line = " · ".join(parts)
         left = len(recap.players) - k
         more = f"… and {plural(left, 'more player')} (`/ofc recap` lists them all)"
@@ -3006,7 +3006,8 @@ class TableService:
                    + ("shortly." if t.row.status == "closing"
                       else "shortly, or `/ofc start` deals it now.")) if deal_failed \
                 else self._why_waiting(t)
-            await self.notifier.notice(t, why)
+            # (its mentions, a stack the hand emptied, notify nobody: the showdown pinged them)
+            await self.notifier.notice(t, why, ping=False)
             await self.notifier.table_changed(t)
 
     async def set_message_id(self, t: TableState, message_id: int) -> None:

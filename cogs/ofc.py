@@ -22,7 +22,7 @@ from bot.service import (
     grant_reason,
 )
 from bot.store import MAX_IDLE_HOURS, PER_HAND_MIN_HANDS
-from engine.notation import plural
+from engine.notation import plural, signed_amount
 from engine.rules import OPTION_ALIASES, OPTION_NAMES
 from engine.solver import describe_solution
 from renderer import (
@@ -112,8 +112,8 @@ def _name(user: discord.abc.User) -> str:
 
 
 def _units_given(amount: int) -> str:
-    """``+5 units``, ``-1 unit``: a grant's amount."""
-    return f"{amount:+d} {'unit' if abs(amount) == 1 else 'units'}"
+    """``+5 units``, ``−1 unit``: a grant's amount."""
+    return signed_amount(amount, "unit")
 
 
 def _ranks(values: list[float]) -> list[int]:
@@ -300,9 +300,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             _guild_id(interaction), _channel_id(interaction), interaction.user.id,
             _name(interaction.user), buyin,
         )
-        await interaction.response.send_message(
-            f"🪑 **{md(seat.name)}** sat down with {plural(seat.stack, 'unit')}."
-        )
+        brought = f" with {plural(seat.stack, 'unit')}" if seat.stack else ""  # (stake 0)
+        await interaction.response.send_message(f"🪑 **{md(seat.name)}** sat down{brought}.")
 
     @app_commands.command(name="leave", description="Leave after this hand; your stack returns")
     async def leave(self, interaction: discord.Interaction) -> None:
@@ -554,8 +553,9 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
                 else "No hand has finished here yet.", ephemeral=True)
             return
         lines = ["The last table here (closed):"] if closed else []
-        hint = ("`/ofc history hand:<number>` shows a hand's showdown again, and replays it round "
-                "by round.")
+        hint = "`/ofc history hand:<number>` shows a hand's showdown again" + (
+            "." if all(row.rules.get("variant") == "chinese" for row, _ in hands)
+            else ", and replays it round by round.")  # (a chinese hand, set at once, has none)
         for row, results in hands:
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
             moved = any(r.units for r in results)  # (a stake-0 hand: no "+0 u" for each)
@@ -579,7 +579,10 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         lines = [("Your last hand" if len(hands) == 1 else f"Your last {len(hands)} hands")
                  + " in this server, newest first:"]
         lines += [my_hand_line(h) for h in hands]
-        lines.append("Choose one in the menu to see its showdown again and replay it.")
+        chinese = sum(h.variant == "chinese" for h in hands)  # (set at once: no rounds)
+        lines.append("Choose one in the menu to see its showdown again" + (
+            "." if chinese == len(hands) else " and replay it." if not chinese
+            else " and replay it (an ofc or pineapple hand)."))
         guild = interaction.guild
         places = {h.channel_id: channel.name for h in hands if guild is not None and (
             channel := guild.get_channel_or_thread(h.channel_id)) is not None}

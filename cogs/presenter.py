@@ -33,6 +33,7 @@ from bot.store import HandResult
 from engine import Board, Rules
 from engine.cards import cards_from_json
 from engine.hand import Requirement
+from engine.notation import signed, signed_amount
 from engine.review import describe_review
 from renderer import (
     HandView,
@@ -303,14 +304,19 @@ def panel_text(p: PanelState, variant: str, deadline: float | None = None) -> st
             lines.append("Holding a natural (`/ofc rules` lists this table's)? Declare it with "
                          "`/ofc declare` instead of setting.")
     lines.append("Board — " + " | ".join(p.board.describe_rows()))
-    if p.discards:
-        lines.append("Your discards (only you see them): " + " ".join(str(c) for c in p.discards))
+    if p.discards:  # (chinese has none: a surrendered hand is kept as its discards)
+        lines.append(("Your surrendered cards (only you see them): " if variant == "chinese"
+                      else "Your discards (only you see them): ")
+                     + " ".join(str(c) for c in p.discards))
     return "\n".join(lines)
 
 
-def showdown_view(r: ShowdownResult, title: str) -> ShowdownView:
+def showdown_view(r: ShowdownResult, title: str, stake: int) -> ShowdownView:
+    """The showdown's picture and text; its units only at a table that plays for them (a
+    stake-0 table's title says "no units": not "0 units" for each)."""
     return ShowdownView(
-        names=r.names, settlement=r.settlement, rules=r.rules, units=r.units,
+        names=r.names, settlement=r.settlement, rules=r.rules,
+        units=r.units if stake else None,
         fantasyland_next=r.fantasyland_next, hand_no=r.hand_no, title=title,
         natural_cards=r.natural_cards, numbers=tuple(n + 1 for n in r.seat_nos),
     )
@@ -350,7 +356,7 @@ async def past_hand_payload(past: PastHand, frame: int, heading: str) -> tuple[
     (from 1), as text in messages of at most 2000 characters and the picture."""
     r = past.result
     if frame == 0:
-        view = showdown_view(r, title_of(r.rules.variant, past.stake, r.practice))
+        view = showdown_view(r, title_of(r.rules.variant, past.stake, r.practice), past.stake)
         data = await render(render_showdown, view, four_colour=past.four_colour)
         lines = [heading, *showdown_lines(r, view, past.stake)]
         return (split_message("\n".join(lines)),
@@ -461,13 +467,13 @@ def result_summary(r: HandResult, practice: str = "", units: bool = True) -> str
     instead when the hand did not count; none when ``units`` is false: a hand that moved no
     units, e.g. at a stake-0 table, is not "+0 u" for everyone), its points against humans
     when they differ, and a surrender, foul, natural or fantasyland earned."""
-    counted = (f", {r.units:+d} u" if units else "") if r.counted else practice
+    counted = (f", {signed(r.units)} u" if units else "") if r.counted else practice
     if r.counted and r.ranked_points is not None and r.ranked_points != r.points:
-        counted += f", {r.ranked_points:+d} vs humans"
+        counted += f", {signed(r.ranked_points)} vs humans"
     tag = " (surrendered)" if r.surrendered else " (foul)" if r.fouled else ""
     tag += f" ({r.natural})" if r.natural else ""
     tag += " 🌴" if r.fantasyland else ""
-    return f"{r.points:+d} pts{counted}{tag}"
+    return f"{signed_amount(r.points, 'pt')}{counted}{tag}"
 
 
 class Presenter:
@@ -537,10 +543,14 @@ class Presenter:
         return open_panel_view(t.id)
 
     async def table_payload(self, t: TableState) -> tuple[str, discord.File]:
+        """The table message: its status line, text and picture, all of one moment (taken
+        before the picture is drawn: play goes on meanwhile, and a status read after it
+        named a later round than the text and picture under it)."""
         view = table_view(t)
-        data = await render(render_table, view, t)
         text = f"{table_status(t)}\n```\n{describe_table(for_message(view))}\n```"
-        return text[:1990], png(data, f"table-{t.id}-{t.row.hand_no}.png")
+        name = f"table-{t.id}-{t.row.hand_no}.png"
+        data = await render(render_table, view, t)
+        return text[:1990], png(data, name)
 
     async def table_changed(self, t: TableState) -> None:
         """Coalesce: changes within the window become one edit; a change that arrives while
@@ -752,7 +762,7 @@ class Presenter:
     async def showdown(self, t: TableState, r: ShowdownResult) -> None:
         async with _lock(self._ping_locks, t.id):
             await self._drop_last_ping(t)
-        view = showdown_view(r, table_title(t, r.practice))
+        view = showdown_view(r, table_title(t, r.practice), t.row.stake)
         data = await render(render_showdown, view, t)
         lines = showdown_lines(r, view, t.row.stake)
         if r.broke:

@@ -16,6 +16,7 @@ import discord
 
 from bot.service import HandReview, PanelState, PastHand, ServiceError, Stale, TableState
 from bot.store import PlayerHand
+from engine.notation import signed_amount
 
 from .presenter import (
     carries_button,
@@ -565,7 +566,7 @@ class MyHandsSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"o
                  places: dict[int, str] | None = None) -> None:
         places = places or {}
         options = [discord.SelectOption(
-            label=f"#{h.number} · {h.variant} · {h.result.points:+d} pts",
+            label=f"#{h.number} · {h.variant} · {signed_amount(h.result.points, 'pt')}",
             value=f"{h.table_id}:{h.number}",
             description=(f"#{places[h.channel_id][:40]} · " if h.channel_id in places else "")
             + time.strftime("%d %b %Y, %H:%M UTC", time.gmtime(h.finished_at)),

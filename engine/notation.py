@@ -64,6 +64,20 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def signed(n: int) -> str:
+    """``+3``, ``−2`` (a real minus sign), ``0``."""
+    if n > 0:
+        return f"+{n}"
+    if n < 0:
+        return f"−{-n}"
+    return "0"
+
+
+def signed_amount(n: int, word: str) -> str:
+    """``+3 units``, ``−1 unit``: ``signed`` and ``word``, singular for one."""
+    return f"{signed(n)} {word if abs(n) == 1 else word + 's'}"
+
+
 _SENTENCE_END = frozenset(".!?…:")
 
 

@@ -403,18 +403,23 @@ class Rules:
             lines.append("Surrender scores as a foul.")
         else:
             lines.append(
-                "Row bonuses: top trips 3; middle full house 2, quads 8, straight flush 10; "
-                "bottom quads 4, straight flush 5." if self.chinese_bonuses else "No row bonuses."
+                "Row bonuses (points): top trips 3; middle full house 2, quads 8, straight flush "
+                "10; bottom quads 4, straight flush 5." if self.chinese_bonuses
+                else "No row bonuses."
             )
             lines.append(
-                "Naturals: " + ", ".join(f"{n} {val}" for n, val in self.naturals) + "."
+                "Naturals (points): " + ", ".join(f"{n} {val}" for n, val in self.naturals)
+                + "."
                 if self.naturals else "No naturals."
             )
-            lines.append(f"Surrender pays {self.chinese_surrender} to each opponent.")
+            surrender = self.chinese_surrender
+            lines.append(f"Surrender pays {surrender} point{'' if surrender == 1 else 's'} to "
+                         "each opponent.")
         if self.shoot_the_moon:
             lines.append(
                 f"Shooting the moon: a clean board with a jack-high bottom wins "
-                f"{self.shoot_the_moon_points} more from each opponent."
+                f"{self.shoot_the_moon_points} more "
+                f"{'point' if self.shoot_the_moon_points == 1 else 'points'} from each opponent."
             )
         clock = f"Clock: {self.timer} s per decision, {self.set_timer} s for a full set"
         if self.away_timer and v != "chinese":  # (a chinese hand is one decision)

@@ -35,20 +35,6 @@ def compact(n: int, sign: bool = False, above: int = 100_000) -> str:
     return f"+{body}" if sign and n > 0 else body
 
 
-def signed(n: int) -> str:
-    """``+3``, ``−2`` (a real minus sign), ``0``."""
-    if n > 0:
-        return f"+{n}"
-    if n < 0:
-        return f"−{-n}"
-    return "0"
-
-
-def signed_amount(n: int, word: str) -> str:
-    """``+3 units``, ``−1 unit``: ``signed`` and ``word``, singular for one."""
-    return f"{signed(n)} {word if abs(n) == 1 else word + 's'}"
-
-
 def board_text(board: Board, royalties: Iterable[int] = ()) -> str:
     """``top: Qh Qd 2s | middle: … | bottom: …`` (``-`` for an empty row)."""
     parts = [f"{name}: {cards_text(row) or '-'}" for name, row in zip(ROW_NAMES, board.rows,

@@ -58,7 +58,11 @@ def hand_scene(view: HandView, *, theme: Theme = DEFAULT_THEME) -> Scene:
     # nothing to place (waiting for the others): no empty "your cards" panel
     p1_h = pad + m(26) + cards_h + pad if n else -margin
     small_w, small_h = m(40), m(56)
-    disc_h = (m(26) + small_h + m(4)) if view.discards else 0
+    # the discards beside the row labels, in as many lines as they take (a chinese hand
+    # surrendered is 13 cards: they are kept as its discards)
+    disc_per = max(1, (inner_w - bm.label_w + m(5)) // (small_w + m(5)))
+    disc_lines = -(-len(view.discards) // disc_per)
+    disc_h = (m(26) + disc_lines * (small_h + m(5)) - m(1)) if view.discards else 0
     p2_h = pad + m(26) + bm.height + disc_h + pad
     height = head_h + p1_h + margin + p2_h + margin
     scene = Scene(width, height, theme.background, theme)
@@ -124,11 +128,14 @@ def hand_scene(view: HandView, *, theme: Theme = DEFAULT_THEME) -> Scene:
                royalties=live_royalties(view.board, view.variant, view.rules), m=m)
     if view.discards:
         dy = by + bm.height + m(12)
-        scene.text((x0 + pad, dy + m(8)), "YOUR DISCARDS", m(13), MUTED, "bold", anchor="lm")
+        label = "YOUR SURRENDERED CARDS" if view.variant == "chinese" else "YOUR DISCARDS"
+        scene.text((x0 + pad, dy + m(8)), label, m(13), MUTED, "bold", anchor="lm")
         for k, card in enumerate(view.discards):
-            dx = x0 + pad + bm.label_w + k * (small_w + m(5))
-            scene.card(CardSpot((dx, dy + m(22), dx + small_w, dy + m(22) + small_h), "face",
-                                card, -1, "discard"))
+            line, at = divmod(k, disc_per)
+            dx = x0 + pad + bm.label_w + at * (small_w + m(5))
+            cy = dy + m(22) + line * (small_h + m(5))
+            scene.card(CardSpot((dx, cy, dx + small_w, cy + small_h), "face", card, -1,
+                                "discard"))
     return scene
 
 
@@ -157,5 +164,6 @@ def describe_hand(view: HandView) -> str:
     lines.append("Your board: " + board_text(
         view.board, live_royalties(view.board, view.variant, view.rules)))
     if view.discards:
-        lines.append(f"Your discards: {cards_list(view.discards)}")
+        said = "Your surrendered cards" if view.variant == "chinese" else "Your discards"
+        lines.append(f"{said}: {cards_list(view.discards)}")
     return "\n".join(lines)

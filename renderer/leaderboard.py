@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 from PIL import Image
 
-from engine.notation import plural
+from engine.notation import plural, signed_amount
 
 from .colours import (
     BLUE,
@@ -30,7 +30,7 @@ from .colours import (
     WIN,
     mix,
 )
-from .common import compact, signed_amount
+from .common import compact
 from .fonts import can_draw, fit_name, fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, LeaderboardView, LeaderRow, StatsView, Theme
 from .scene import Metrics, Scene

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from engine import Board, Card, PairResult, Rules, cards_text, evaluate
+from engine.notation import signed, signed_amount
 
 from .colours import (
     FANTASY,
@@ -27,7 +28,7 @@ from .colours import (
     WIN,
     mix,
 )
-from .common import compact, initials, signed, signed_amount
+from .common import compact, initials
 from .fonts import fit_name, fit_text, has_ink, shown_name, text_width
 from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
 from .scene import CardSpot, Metrics, Scene

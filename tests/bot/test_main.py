@@ -244,13 +244,106 @@ def test_sigterm_in_the_running_bot_cancels_its_main_task_as_ctrl_c_does() -> No
             raise
 
     before = signal.getsignal(signal.SIGTERM)
-    try:
+    ctrl_c = signal.signal(signal.SIGINT, signal.default_int_handler)  # (as a terminal's:
+    try:  # pytest run as a script's background job starts with Ctrl-C ignored)
         _stop_on_sigterm()
         with pytest.raises(KeyboardInterrupt):  # (asyncio.run says so once it is done)
             asyncio.run(bot())
     finally:
         signal.signal(signal.SIGTERM, before)
+        signal.signal(signal.SIGINT, ctrl_c)
     assert seen == ["closed in order"]
+
+
+def test_sigterm_stops_a_bot_whose_ctrl_c_is_ignored_in_order() -> None:
+    """A bot started as a script's background job (``make run &`` in a script, ``nohup``
+    with ``&``) has Ctrl-C ignored (the shell does it), so asyncio installs no handler of its
+    own: SIGTERM cancels the bot's main task itself, the bot closes in order.  (Was a defect
+    (fixed): it raised KeyboardInterrupt in whatever task ran, the hang that
+    ``test_sigterm_in_the_running_bot_cancels_its_main_task_as_ctrl_c_does`` describes; the
+    test above failed when pytest itself ran so.)"""
+    import bot.__main__ as entry
+
+    seen: list[str] = []
+
+    class Bot:
+        main_task: asyncio.Task[None] | None = None
+
+    async def serve(running: Bot) -> None:
+        running.main_task = asyncio.current_task()
+        lock = asyncio.Lock()
+
+        async def table() -> None:
+            while True:
+                async with lock:
+                    await asyncio.sleep(0)
+
+        task = asyncio.create_task(table())
+        await asyncio.sleep(0.05)
+        signal.raise_signal(signal.SIGTERM)
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            async with lock:
+                seen.append("closed in order")
+            raise
+
+    before = signal.getsignal(signal.SIGTERM)
+    ctrl_c = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    running = Bot()
+    entry._SERVING.append(running)
+    try:
+        entry._stop_on_sigterm()
+        with pytest.raises(asyncio.CancelledError):  # (``_run`` takes it as a clean stop)
+            asyncio.run(serve(running))
+    finally:
+        entry._SERVING.remove(running)
+        signal.signal(signal.SIGTERM, before)
+        signal.signal(signal.SIGINT, ctrl_c)
+    assert seen == ["closed in order"]
+
+
+@pytest.mark.parametrize("ctrl_c", ["default", "ignored"])
+def test_the_real_bot_stops_on_sigterm_in_order(ctrl_c: str, tmp_path: Path) -> None:
+    """``python -m bot`` connected to the stand-in Discord stops on SIGTERM with its steps
+    logged in order and status 0, whether Ctrl-C works in it or is ignored (a background
+    job of a script)."""
+    from tests.e2e.fakediscord import FakeDiscord
+
+    async def run() -> tuple[int | None, str]:
+        async with FakeDiscord() as fake:
+            guild = fake.add_guild("Stop")
+            env = {k: v for k, v in os.environ.items()
+                   if not k.startswith(("OFC_", "DISCORD_"))}
+            env.update(DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
+                       DISCORD_GATEWAY_URL=fake.gateway_url, OFC_AI_PROCESSES="0",
+                       OFC_DATABASE=str(tmp_path / "ofc.sqlite3"),
+                       OFC_DEV_GUILD_ID=str(guild.id), PYTHONUNBUFFERED="1",
+                       PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+            ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) \
+                if ctrl_c == "ignored" else None
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", cwd=tmp_path, env=env, preexec_fn=ignore,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE)
+            assert proc.stderr is not None
+            lines: list[str] = []
+            while not any(" connected as " in x for x in lines):
+                raw = await asyncio.wait_for(proc.stderr.readline(), 120)
+                assert raw, "\n".join(lines)
+                lines.append(raw.decode(errors="replace"))
+            proc.send_signal(signal.SIGTERM)
+            rest = await asyncio.wait_for(proc.stderr.read(), 60)
+            await proc.wait()
+            return proc.returncode, "".join(lines) + rest.decode(errors="replace")
+
+    code, log = asyncio.run(run())
+    assert code == 0, log
+    steps = re.findall(r" ofc\.bot: (stopping: [^\n]*|stopped)$", log, re.M)
+    assert steps[0] == "stopping: the tables' timers and tasks" and steps[-1] == "stopped", log
+    assert "Traceback" not in log and "KeyboardInterrupt" not in log, log
 
 
 def test_sigterm_stops_the_bot_as_ctrl_c_does() -> None:

@@ -158,7 +158,7 @@ class Watcher:
 
     async def showdown(self, t: TableState, result: ShowdownResult) -> None:
         self.count += 1
-        text = describe_showdown(for_message(showdown_view(result, table_title(t))))
+        text = describe_showdown(for_message(showdown_view(result, table_title(t), t.row.stake)))
         self.showdowns[(t.id, result.hand_no)] = text
         if result.units is not None and sum(result.units) != 0:
             self.problems.append(f"table {t.id} hand {result.hand_no}: units {result.units} "

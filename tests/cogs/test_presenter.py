@@ -405,3 +405,33 @@ def test_a_hand_that_moved_no_units_says_none() -> None:
                                        stake=stake, finished_at=0.0,
                                        result=won if stake else replace(won, units=0)))
         assert line == f"**#3** in <#5> · ofc · <t:0:f> — {said}"
+
+
+async def test_the_table_message_is_of_one_moment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Play goes on while the table's picture is drawn (in a thread): the message's status
+    line, text and picture are all taken before it.  (Was a defect (fixed): the status was
+    read after the drawing, so a move made meanwhile put "round 2" above the text and
+    picture of round 1, and the last edit before a showdown could stay so.)"""
+    from ..bot.test_service import ALICE, BOB, CH, G, make
+
+    svc, rec, store = await make(seed_factory=lambda: "one-moment")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc")
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    presenter = Presenter(cast(Any, SimpleNamespace(service=svc)), 0.0)
+    assert t.hand is not None and t.hand.street == 1
+    before = presenter_module.table_status(t)
+
+    async def drawn_while_play_goes_on(fn: Any, view: Any, table: Any) -> bytes:
+        assert table.hand is not None
+        table.hand = None  # (say the hand ended meanwhile, the next one counted)
+        table.row = replace(table.row, hand_no=table.row.hand_no + 1)
+        return b"png"
+
+    monkeypatch.setattr(presenter_module, "render", drawn_while_play_goes_on)
+    text, _file = await presenter.table_payload(t)
+    assert text.startswith(before + "\n```\n"), text
+    assert _file.filename == f"table-{t.id}-1.png"
+    await svc.shutdown()
+    await store.close()

@@ -814,7 +814,7 @@ async def test_table_options_by_the_creator(tmp_path: Any) -> None:
         assert not r.ephemeral and "changed the table's options (now)" in r.content
         assert "surrender pays: 3 → 5" in r.content and "natural dragon: 13 → 20" in r.content
         r = await w.slash(w.alice, "ofc rules")
-        assert "Surrender pays 5 to each opponent." in r.content and "dragon 20" in r.content
+        assert "Surrender pays 5 points to each opponent." in r.content and "dragon 20" in r.content
         before = await w.fake.wait_for_message(w.chan, lambda m: bool(m.files),
                                                include_existing=True)
         picture = before.files[0][1]

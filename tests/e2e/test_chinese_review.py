@@ -145,8 +145,8 @@ async def test_natural_surrender_foul_and_set_among_four_with_a_short_stack(
         r = await w.slash(w.alice, "ofc history")
         assert r.ephemeral
         assert "bob +29 pts, +222 u (dragon)" in r.content, r.content
-        assert "carol -9 pts, -90 u (surrendered)" in r.content, r.content
-        assert "dave -14 pts, -50 u (foul)" in r.content, r.content
+        assert "carol −9 pts, −90 u (surrendered)" in r.content, r.content
+        assert "dave −14 pts, −50 u (foul)" in r.content, r.content
         r = await w.slash(w.carol, "ofc stats")
         assert "fouls 0%" in r.content, r.content  # a surrender is no foul
         r = await w.slash(w.dave, "ofc stats")

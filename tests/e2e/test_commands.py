@@ -88,7 +88,7 @@ async def test_grants_take_a_reason_and_managers_read_them_in_the_audit_log(
         assert len(lines) == 3
         assert lines[0].endswith(f"<@{w.admin.id}> gave +7 units to <@{w.bob.id}>"
                                  " (balance after: 1057)")
-        assert lines[1].endswith(f"<@{w.admin.id}> gave -1 unit to <@{w.carol.id}>"
+        assert lines[1].endswith(f"<@{w.admin.id}> gave −1 unit to <@{w.carol.id}>"
                                  " (balance after: 999)")
         assert lines[2].endswith("(balance after: 1050) — won the \\*\\*weekly\\*\\* tournament")
         assert all(line.startswith("<t:") for line in lines)

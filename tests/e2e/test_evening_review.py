@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engine.autoplay import choose_placement
+from engine.notation import signed
 
 from .conftest import World, make_world, panel_cards, table_of
 from .fakediscord import FakeMessage, FakeUser
@@ -191,7 +192,8 @@ async def test_the_recap_and_the_stats_do_not_give_two_different_point_totals(
         recap = (await w.slash(w.alice, "ofc recap")).content or ""
         stats = (await w.slash(w.alice, "ofc stats")).content or ""
         line = next(x for x in recap.split("\n") if " alice " in x)
-        recap_points = int(re.search(r" ([+-]\d+) points?", line).group(1))  # type: ignore[union-attr]
+        recap_points = int(re.search(r" ([+-]?\d+) points?", line.replace("−", "-"))  # type: ignore[union-attr]
+                           .group(1))
         stats_points = int(re.search(r", ([+−-]\d+) points", stats).group(1)  # type: ignore[union-attr]
                            .replace("−", "-"))
         res = table_of(w).last_result
@@ -290,7 +292,7 @@ async def test_one_point_is_singular_in_the_stats_and_the_leaderboard(tmp_path: 
     async with make_world(tmp_path, seed_factory=lambda: "ev-broke") as w:
         await chinese_with_a_short_stack(w)
         recap = await w.slash(w.alice, "ofc recap")
-        assert "alice -1 point (-30 units)" in recap.content, recap.content
+        assert "alice −1 point (−30 units)" in recap.content, recap.content
         stats = await w.slash(w.alice, "ofc stats")
         board = await w.slash(w.alice, "ofc leaderboard", by="points")
         alice = next(x for x in (board.content or "").split("\n") if " alice — " in x)
@@ -463,12 +465,13 @@ async def test_leaving_mid_hand_then_the_last_human_gone_closes_with_a_recap(
         assert hist.content.startswith("The last table here (closed):")
         per_hand: dict[str, int] = {}
         for line in hist.content.split("\n"):
-            for name, pts in re.findall(r"(alice|bob|Ada \(bot\)) ([+-]\d+) pts", line):
+            for name, pts in re.findall(r"(alice|bob|Ada \(bot\)) ([+-]?\d+) pts?",
+                                        line.replace("−", "-")):
                 per_hand[name] = per_hand.get(name, 0) + int(pts)
         recap = closed.content.replace("\\(", "(").replace("\\)", ")")  # (as Discord shows it)
         assert set(per_hand) == {"alice", "bob", "Ada (bot)"}
         for name, pts in per_hand.items():
-            assert re.search(re.escape(f"{name} {pts:+d} point"), recap), (name, pts, recap)
+            assert re.search(re.escape(f"{name} {signed(pts)} point"), recap), (name, pts, recap)
         for u in (w.alice, w.bob):
             assert (await w.store.balance(w.guild.id, u.id)) + (
                 await w.store.balance(w.guild.id, w.alice.id if u is w.bob else w.bob.id)

@@ -344,7 +344,7 @@ async def test_a_practice_only_player_in_the_recap_of_a_table_with_stakes(
         recap = (await w.slash(w.bob, "ofc recap")).content or ""
         assert "2 units per point" in recap.split("\n")[0], recap
         alice = next(x for x in recap.split("\n") if " alice " in x)
-        assert re.search(r" [+-]?\d+ points?", alice), alice
+        assert re.search(r" [+−]?\d+ points?", alice), alice
         assert re.search(r"practice|vs humans|unit", alice), alice
 
 

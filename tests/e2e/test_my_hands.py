@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from engine.notation import signed, signed_amount
+
 from .conftest import World, fill_move, make_world, panel_cards
 from .fakediscord import FakeChannel, FakeMessage
 
@@ -71,12 +73,12 @@ async def test_my_hands_list_every_table_and_show_any_of_them_again(tmp_path: An
         stored = await w.store.player_hands(w.guild.id, w.alice.id, 5)
         for line, hand in zip(lines[1:3], stored, strict=True):
             res = hand.result
-            assert f" — {res.points:+d} pts, {res.units:+d} u" in line, line
+            assert f" — {signed_amount(res.points, 'pt')}, {signed(res.units)} u" in line, line
         menu = r.message.select_menu("ofc:mh")
         assert [o["value"] for o in menu["options"]] == [f"{second.id}:1", f"{first.id}:1"]
         assert [o["label"] for o in menu["options"]] == [
-            f"#1 · ofc · {stored[0].result.points:+d} pts",
-            f"#1 · pineapple · {stored[1].result.points:+d} pts"]
+            f"#1 · ofc · {signed_amount(stored[0].result.points, 'pt')}",
+            f"#1 · pineapple · {signed_amount(stored[1].result.points, 'pt')}"]
         # each option says where (the channel's name) and when (UTC: a menu has no timestamps)
         assert [o["description"].split(" · ")[0] for o in menu["options"]] == ["#ofc-2", "#ofc"]
         assert all(re.fullmatch(r"#[\w-]+ · \d\d \w{3} \d{4}, \d\d:\d\d UTC", o["description"])

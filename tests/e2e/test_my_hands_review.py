@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from bot.store import HandResult
+from engine.notation import signed, signed_amount
 
 from .conftest import World, fill_move, make_world, panel_cards
 from .fakediscord import (
@@ -142,7 +143,7 @@ async def test_25_long_lines_split_with_the_menu_under_the_last_part(
         assert all(len(t) <= 2000 for t in texts), [len(t) for t in texts]
         assert texts[0].split("\n")[0] == "Your last 25 hands in this server, newest first:"
         assert texts[-1].endswith("Choose one in the menu to see its showdown again and "
-                                  "replay it.")
+                                  "replay it (an ofc or pineapple hand).")  # (chinese: none)
         assert not r.messages[0].selects()
         lines = hand_lines(texts)
         assert len(lines) == 25
@@ -156,11 +157,11 @@ async def test_25_long_lines_split_with_the_menu_under_the_last_part(
             expected += [(thread.id, n), (w.chan.id, n)]
         assert got == expected[:25], got
         assert parsed[1] is not None and int(parsed[1][4]) == int(base) + 10_005
-        assert lines[1].endswith(" — +0 pts (practice)"), lines[1]
-        assert lines[7].endswith(" — -45 pts, -45 u (foul)"), lines[7]
-        assert lines[8].endswith(" — -123 pts, -123 u, -100 vs humans (surrendered) (dragon) "
+        assert lines[1].endswith(" — 0 pts (practice)"), lines[1]
+        assert lines[7].endswith(" — −45 pts, −45 u (foul)"), lines[7]
+        assert lines[8].endswith(" — −123 pts, −123 u, −100 vs humans (surrendered) (dragon) "
                                  "🌴"), lines[8]
-        assert lines[10].endswith(" — +123 pts, +123 u, -100 vs humans (surrendered) (dragon) "
+        assert lines[10].endswith(" — +123 pts, +123 u, −100 vs humans (surrendered) (dragon) "
                                   "🌴"), lines[10]
 
         menu = r.messages[-1].select_menu("ofc:mh")
@@ -170,7 +171,7 @@ async def test_25_long_lines_split_with_the_menu_under_the_last_part(
                    for o in options)
         by_channel = {played.id: real.id, gone: ofc, thread.id: chinese, w.chan.id: pine}
         assert [o["value"] for o in options] == [f"{by_channel[c]}:{n}" for c, n in got]
-        assert options[8]["label"] == "#12 · pineapple · -123 pts", options[8]
+        assert options[8]["label"] == "#12 · pineapple · −123 pts", options[8]
         assert options[8]["description"] == "#ofc · 09 Oct 2025, 09:04 UTC", options[8]
 
         r2, texts = await mine(w, w.alice)
@@ -335,7 +336,8 @@ async def test_chinese_dragon_surrender_and_foul_each_players_line_and_menu(
             (line,) = hand_lines(texts)
             m = LINE.match(line)
             assert m and m[1] == "1" and m[2] == str(w.chan.id) and m[3] == "chinese", line
-            assert m[5] == f"{points:+d} pts, {units:+d} u{tag}", (who.name, line)
+            assert m[5] == f"{signed_amount(points, 'pt')}, {signed(units)} u{tag}", (
+                who.name, line)
         r, _ = await mine(w, w.carol)
         shown = await w.select(w.carol, r.message, "ofc:mh", [f"{t.id}:1"])
         text = said(shown)
@@ -349,7 +351,8 @@ async def test_chinese_dragon_surrender_and_foul_each_players_line_and_menu(
         for who, tag in ((w.bob, " (dragon)"), (w.carol, " (surrendered)"),
                          (w.dave, " (foul)"), (w.alice, "")):
             points, units = totals_posted(posted, who.name)
-            assert f"{who.name} {points:+d} pts, {units:+d} u{tag}" in r.content, r.content
+            assert (f"{who.name} {signed_amount(points, 'pt')}, {signed(units)} u{tag}"
+                    in r.content), r.content
         assert r.content.startswith("**#1** <t:"), r.content
         r = await w.slash(w.bob, "ofc history", mine=True, hand=1)
         assert r.ephemeral and r.content.startswith("⚠️ `hand` is a hand of this channel's "
@@ -404,7 +407,7 @@ async def test_practice_with_a_bot_a_voided_hand_a_deleted_channel_and_a_restart
         m = LINE.match(line)
         assert m and m[3] == "pineapple" and m[5].endswith(" pts (practice)"), line
         points, _ = totals_posted(live.content or "", "alice")
-        assert m[5] == f"{points:+d} pts (practice)", line
+        assert m[5] == f"{signed_amount(points, 'pt')} (practice)", line
         for who in (w.bob, w.carol):
             assert (await mine(w, who))[1] == ["You have not finished a hand in this server yet."]
 

@@ -150,7 +150,7 @@ async def test_options_during_a_hand_wait_for_the_next_one_through_a_restart_and
         assert t.hand.rules == expected
         r = await w.slash(w.bob, "ofc rules")
         assert "Scoring 1-3: 1 point per row." in r.content
-        assert "wins 7 more from each opponent" in r.content
+        assert "wins 7 more points from each opponent" in r.content
         assert "From the next hand" not in r.content
         await play_planned_hand(w)
         res2 = await wait_result(w, 2)
@@ -430,7 +430,7 @@ async def test_chinese_options_changed_during_a_hand_wait_for_the_next_one(tmp_p
         r = await w.slash(w.alice, "ofc options", surrender=10, bonuses=False, dragon=0)
         assert "(rules from the next hand)" in r.content, r.content
         r = await w.slash(w.bob, "ofc rules")
-        assert "Surrender pays 3 to each opponent." in r.content
+        assert "Surrender pays 3 points to each opponent." in r.content
         assert ("From the next hand: row bonuses: on → off; surrender pays: 3 → 10; natural "
                 "dragon: 13 → off.") in r.content, r.content
         ask = await w.slash(w.bob, "ofc surrender")

@@ -209,7 +209,7 @@ async def test_an_emptied_stack_shows_the_capped_units_and_every_point() -> None
     assert rows[BOB].units == -10 and rows[ALICE].units == 10
     assert rows[BOB].points * 5 < -10  # more than he could pay
     text = await svc.recap(CH)
-    assert f"-{-rows[BOB].points} points (-10 units)" in line_of(text, "bob")
+    assert f"−{-rows[BOB].points} points (−10 units)" in line_of(text, "bob")
     await done(svc, store)
 
 

@@ -4,6 +4,7 @@ images have the sizes the layout gives."""
 from __future__ import annotations
 
 import io
+import itertools
 from collections import Counter
 from collections.abc import Callable, Collection
 from typing import Any
@@ -18,6 +19,7 @@ from renderer import (
     SeatView,
     TableView,
     Theme,
+    describe_hand,
     hand_layout,
     hand_scene,
     render_hand,
@@ -216,6 +218,22 @@ def test_hand_sizes(n: int) -> None:
     scene = hand_scene(view)
     assert all(b[2] <= scene.width for b in hand)
     assert scene.width < 520  # narrow: shown near full size on a phone
+
+
+@pytest.mark.parametrize(("variant", "n"), [("pineapple", 4), ("chinese", 13)])
+def test_every_discard_is_inside_the_picture(variant: str, n: int) -> None:
+    """A player's own discards lie inside the picture and do not overlap, in as many lines as
+    they take: a chinese hand surrendered is kept as 13 "discards" (it was drawn in one line,
+    the cards after the eighth off the picture), named as surrendered cards there."""
+    view = HandView("A", (), Board(), discards=tuple(DECK[:n]), variant=variant)
+    scene = hand_scene(view)
+    boxes = [s.box for s in scene.cards if s.row == "discard"]
+    assert len(boxes) == n
+    assert all(0 <= b[0] and b[2] <= scene.width - 14 and b[3] <= scene.height for b in boxes)
+    assert not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+                   for a, b in itertools.combinations(boxes, 2))
+    said = describe_hand(view)
+    assert ("Your surrendered cards: " if variant == "chinese" else "Your discards: ") in said
 
 
 def test_bad_selection_is_refused() -> None:
