@@ -30,7 +30,7 @@ from bot.service import (
 )
 from bot.stopping import stop_tasks
 from bot.store import HandResult
-from engine import Board, Rules
+from engine import Board, Hand, Rules
 from engine.cards import cards_from_json
 from engine.hand import Requirement
 from engine.notation import signed, signed_amount
@@ -49,6 +49,8 @@ from renderer import (
     render_showdown,
     render_table,
 )
+from renderer.boardview import live_royalties
+from renderer.common import text_labels
 
 if TYPE_CHECKING:
     from bot.app import OFCBot
@@ -233,8 +235,8 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
             elif sv["done"] and hidden:
                 status = "set"
             is_turn = hs in hand.to_act()
-            if is_turn and hs in t.deadlines:
-                time_left = max(0, int(t.deadlines[hs] - now))
+            if is_turn and hs in t.deadlines and not seat.is_bot:  # (a bot's clock, a safety
+                time_left = max(0, int(t.deadlines[hs] - now))  # net, is not shown)
         elif hand is not None and hs is None:
             status = "sitting out" if seat.sitting_out else (status or "next hand")
         seats.append(SeatView(
@@ -260,7 +262,7 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
     return TableView(
         title=table_title(t), variant=t.rules.variant, seats=tuple(seats),
         street=hand.street if hand is not None else 0,
-        streets=hand.streets if hand is not None else 0, hand_no=t.row.hand_no, note=note,
+        streets=_rounds(hand) if hand is not None else 0, hand_no=t.row.hand_no, note=note,
         rules=t.rules,
     )
 
@@ -280,7 +282,8 @@ def hand_view(p: PanelState, variant: str, deadline: float | None = None,
     )
 
 
-def panel_text(p: PanelState, variant: str, deadline: float | None = None) -> str:
+def panel_text(p: PanelState, variant: str, deadline: float | None = None,
+               rules: Rules | None = None) -> str:
     req = p.requirement
     lines = [f"**Your panel** — hand #{p.hand_no}" + (" · 🌴 Fantasyland" if p.fantasyland else "")]
     if req is None:
@@ -303,7 +306,9 @@ def panel_text(p: PanelState, variant: str, deadline: float | None = None) -> st
         if variant == "chinese" and req.is_set and not p.fantasyland and p.can_declare:
             lines.append("Holding a natural (`/ofc rules` lists this table's)? Declare it with "
                          "`/ofc declare` instead of setting.")
-    lines.append("Board — " + " | ".join(p.board.describe_rows()))
+    royalties = sum(live_royalties(p.board, variant, rules))  # (as the picture's badges)
+    lines.append("Board — " + " | ".join(p.board.describe_rows())
+                 + (f" (royalties {royalties})" if royalties else ""))
     if p.discards:  # (chinese has none: a surrendered hand is kept as its discards)
         lines.append(("Your surrendered cards (only you see them): " if variant == "chinese"
                       else "Your discards (only you see them): ")
@@ -423,6 +428,12 @@ async def render(
 TWO_COLOUR = Theme(four_colour=False)
 
 
+def _rounds(hand: Hand) -> int:
+    """The rounds of ``hand`` the table shows: its variant's streets, or 1 when every hand is
+    set at once (chinese, or a hand where everyone plays a fantasyland)."""
+    return hand.streets if hand.regular_seats else 1
+
+
 def table_status(t: TableState) -> str:
     hand = t.hand
     if hand is None:
@@ -432,14 +443,18 @@ def table_status(t: TableState) -> str:
             return "Waiting for players: `/ofc join` (or `/ofc addbot`) to deal the next hand."
         return "Between hands." if t.row.hand_no else "Waiting to start: `/ofc join`, `/ofc start`."
     acting = []
+    # (a name that shows nothing is "Player N", as in the picture)
+    labels = text_labels(tuple(t.name_of(hs) for hs in range(len(t.hand_seats))),
+                         tuple(no + 1 for no in t.hand_seats))
     for hs in hand.to_act():
         seat = t.seat_by_no(t.hand_seats[hs]) if hs < len(t.hand_seats) else None
         # a bot's clock (a safety net for a stuck AI) is not shown: a bot is never timed out
         deadline = None if seat is not None and seat.is_bot else t.deadlines.get(hs)
         # a Discord timestamp counts down in every client (the message is not edited each second)
         clock = f" (time runs out <t:{int(deadline)}:R>)" if deadline else ""
-        acting.append(f"**{md(t.name_of(hs))}**{clock}")
-    street = f"round {hand.street} of {hand.streets}" if hand.streets > 1 else "set your hands"
+        acting.append(f"**{md(labels[hs])}**{clock}")
+    rounds = _rounds(hand)
+    street = f"round {hand.street} of {rounds}" if rounds > 1 else "set your hands"
     return f"Hand #{t.row.hand_no}, {street}. To act: {', '.join(acting) or '—'}"
 
 
@@ -743,7 +758,7 @@ class Presenter:
         deadline = t.deadlines.get(hs) if hs is not None else None
         data = await render(render_hand, hand_view(p, t.rules.variant, deadline, t.rules), t)
         text = (f"🌴 **Fantasyland!** Your private hand at the table in <#{t.row.channel_id}>.\n"
-                + panel_text(p, t.rules.variant, deadline))
+                + panel_text(p, t.rules.variant, deadline, t.rules))
         try:
             user = await self.bot.fetch_user(seat.user_id)
             await user.send(text[:1990], file=png(data, "fantasyland.png"),

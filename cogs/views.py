@@ -132,7 +132,7 @@ def panel_text_and_view(
     """The panel's message text and its components (``panel_payload`` without the image)."""
     t, deadline = _panel_table(bot, state)
     variant = t.rules.variant
-    text = panel_text(state, variant, deadline)
+    text = panel_text(state, variant, deadline, t.rules)
     if note:
         text = f"{note}\n{text}"
     return text[:1990], panel_view(state, variant)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 
 from engine import Board, Card, cards_text
@@ -168,3 +169,19 @@ def _cased(letter: str, upper: bool) -> str:
 _STYLES = ("MATHEMATICAL ", "SCRIPT ", "BLACK-LETTER ", "DOUBLE-STRUCK ")
 """How the names of Unicode's mathematical letters and of the letterlike symbols that stand
 in for some of them (ℬ, ℯ, ℭ, ℂ) start."""
+
+
+def text_labels(names: tuple[str, ...], numbers: tuple[int, ...] = ()) -> tuple[str, ...]:
+    """Each seat's name in a text twin, told apart as the picture tells them: a name that
+    shows nothing is ``Player N`` (N the seat's number), and names that look alike (the same
+    but for invisible characters) get their seat (``Sam (seat 2)``), so that a reader knows
+    who won what."""
+    nums = numbers if len(numbers) == len(names) else tuple(range(1, len(names) + 1))
+    labels = [name if has_ink(name) else f"Player {no}"
+              for name, no in zip(names, nums, strict=True)]
+    # names that look alike ("Sam" and "Sam" with a zero-width space) count as the same
+    seen = [" ".join("".join(ch for ch in label if ch == " " or has_ink(ch)).split())
+            for label in labels]
+    count = Counter(seen)
+    return tuple(f"{label} (seat {no})" if count[key] > 1 else label
+                 for label, key, no in zip(labels, seen, nums, strict=True))

@@ -273,9 +273,11 @@ def render_stats(view: StatsView, *, theme: Theme = DEFAULT_THEME) -> bytes:
 def describe_stats(view: StatsView) -> str:
     text = (
         f"{view.name} — {plural(view.hands, 'hand')}, {signed_amount(view.units, 'unit')}, "
-        f"{signed_amount(view.points, 'point')}, fouls {view.foul_rate * 100:.0f}%, "
-        f"fantasyland {view.fantasyland_rate * 100:.0f}%"
+        f"{signed_amount(view.points, 'point')}"
     )
+    if view.hands:  # (no hands: no rate, as the picture's "—", not 0%)
+        text += (f", fouls {view.foul_rate * 100:.0f}%, "
+                 f"fantasyland {view.fantasyland_rate * 100:.0f}%")
     if len(view.balances) > 1:
         b = view.balances
         text += (

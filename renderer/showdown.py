@@ -28,8 +28,8 @@ from .colours import (
     WIN,
     mix,
 )
-from .common import compact, initials
-from .fonts import fit_name, fit_text, has_ink, shown_name, text_width
+from .common import compact, initials, text_labels
+from .fonts import fit_name, fit_text, shown_name, text_width
 from .model import DEFAULT_THEME, ROW_NAMES, ShowdownView, Theme
 from .scene import CardSpot, Metrics, Scene
 from .sprites import stamp
@@ -478,22 +478,6 @@ def showdown_layout(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> list
 def render_showdown(view: ShowdownView, *, theme: Theme = DEFAULT_THEME) -> bytes:
     """The showdown as PNG bytes."""
     return showdown_scene(view, theme=theme).png()
-
-
-def text_labels(names: tuple[str, ...], numbers: tuple[int, ...] = ()) -> tuple[str, ...]:
-    """Each seat's name in a text twin, told apart as the picture tells them: a name that
-    shows nothing is ``Player N`` (N the seat's number), and names that look alike (the same
-    but for invisible characters) get their seat (``Sam (seat 2)``), so that a reader knows
-    who won what."""
-    nums = numbers if len(numbers) == len(names) else tuple(range(1, len(names) + 1))
-    labels = [name if has_ink(name) else f"Player {no}"
-              for name, no in zip(names, nums, strict=True)]
-    # names that look alike ("Sam" and "Sam" with a zero-width space) count as the same
-    seen = [" ".join("".join(ch for ch in label if ch == " " or has_ink(ch)).split())
-            for label in labels]
-    count = Counter(seen)
-    return tuple(f"{label} (seat {no})" if count[key] > 1 else label
-                 for label, key, no in zip(labels, seen, nums, strict=True))
 
 
 def describe_showdown(view: ShowdownView) -> str:

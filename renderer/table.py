@@ -17,6 +17,7 @@ from .common import (
     dealer_button,
     footer,
     street_dots,
+    text_labels,
     timer_pill,
 )
 from .fonts import fit_name, fit_text, shown_name, text_width
@@ -189,8 +190,11 @@ def describe_table(view: TableView) -> str:
     if rt:
         head += f" — {rt.lower() if not view.hand_no else rt}"
     lines = [head]
-    for seat in view.seats:
-        lines.append(describe_seat(seat, view.variant, view.rules))
+    # (a name that shows nothing is "Player N", as in the picture and the showdown's text)
+    labels = text_labels(tuple(s.name for s in view.seats),
+                         tuple(s.number or k for k, s in enumerate(view.seats, start=1)))
+    for seat, label in zip(view.seats, labels, strict=True):
+        lines.append(describe_seat(replace(seat, name=label), view.variant, view.rules))
     if view.note:
         lines.append(view.note)
     return "\n".join(lines)
