@@ -126,6 +126,9 @@ def _ours(db: sqlite3.Connection, path: Path) -> int:
     except sqlite3.OperationalError as e:  # (it could not be read: not what it holds)
         raise MaintenanceError(f"cannot read {path} ({e}){_why_not_read(e, path)}") from None
     except sqlite3.DatabaseError as e:
+        if getattr(e, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):  # (a database,
+            raise MaintenanceError(  # damaged: not someone else's)
+                f"{path} is damaged ({e}): put a backup back with ofc-bot restore") from None
         raise MaintenanceError(f"{path} is not an OFC Table database ({e})") from None
     if version < 1 or not {"tables", "hands", "ledger"} <= names:
         raise MaintenanceError(f"{path} is not an OFC Table database (no tables, hands, ledger)")

@@ -83,6 +83,11 @@ NO_RECAP = frozenset({NO_RECAP_OPEN, NO_RECAP_CLOSED})
 channel does not need to read that nothing happened)."""
 
 
+def _stack_said(stack: int) -> str:
+    """`` (N units in your stack)``, nothing for an empty one (a stake-0 table's)."""
+    return f" ({plural(stack, 'unit')} in your stack)" if stack else ""
+
+
 def grant_reason(text: str) -> str:
     """A grant's reason as the audit log keeps it: one line, single spaces."""
     return " ".join(text.split())
@@ -1225,12 +1230,11 @@ class TableService:
                 when = ("after this hand" if t.hand is not None and seated.seat_no in t.hand_seats
                         else "after the fantasyland hand you helped earn")
                 raise ServiceError(
-                    f"You are seated ({plural(seated.stack, 'unit')} in your stack) and leave {when}, as "
-                    "you asked: `/ofc sitin` keeps your seat.")
+                    f"You are seated{_stack_said(seated.stack)} and leave {when}, as you asked: "
+                    "`/ofc sitin` keeps your seat.")
             if seated and not self.is_broke(t, seated):
                 raise ServiceError(
-                    f"You are already seated at this table ({plural(seated.stack, 'unit')} in your "
-                    "stack).")
+                    f"You are already seated at this table{_stack_said(seated.stack)}.")
             if seated and t.hand is not None and t.hand_seat_of(seated.seat_no) is not None:
                 raise ServiceError("You are in the hand being played: buy in again after it.")
             settings = await self.store.get_settings(guild_id)
@@ -1368,7 +1372,8 @@ class TableService:
                 # not in the hand being played (if any): nothing of theirs is at stake
                 host = t.host_id
                 amount = await self._unseat(t, seat.seat_no)
-                text = f"You left the table; {plural(amount, 'unit')} returned to your balance."
+                text = "You left the table" + (
+                    f"; {plural(amount, 'unit')} returned to your balance." if amount else ".")
                 public = f"🚪 <@{user_id}> left the table."
                 closed = await self._tidy_after_leave(t)
                 if closed:
@@ -3037,13 +3042,14 @@ class TableService:
 
     async def history(
         self, channel_id: int, count: int
-    ) -> tuple[list[tuple[HandRow, list[HandResult]]], bool]:
-        """The last ``count`` hands of the channel's table, and whether that table is closed
-        (with no table open in the channel, the last one that was: its record outlives it)."""
+    ) -> tuple[list[tuple[HandRow, list[HandResult]]], bool, int]:
+        """The last ``count`` hands of the channel's table, whether that table is closed
+        (with no table open in the channel, the last one that was: its record outlives it),
+        and its stake."""
         if not 1 <= count <= 25:
             raise ServiceError("Choose a count from 1 to 25.")
         table, closed = await self._record_table(channel_id)
-        return await self.store.history(table.id, count), closed
+        return await self.store.history(table.id, count), closed, table.stake
 
     async def player_hands(self, guild_id: int, user_id: int, count: int) -> list[PlayerHand]:
         """The player's last ``count`` settled hands at every table of the server (open or

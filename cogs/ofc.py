@@ -546,7 +546,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         if hand is not None:
             await self._past_hand(interaction, hand)
             return
-        hands, closed = await self.service.history(_channel_id(interaction), count)
+        hands, closed, stake = await self.service.history(_channel_id(interaction), count)
         if not hands:
             await interaction.response.send_message(
                 "No hand was played at the last table here (it is closed)." if closed
@@ -558,8 +558,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             else ", and replays it round by round.")  # (a chinese hand, set at once, has none)
         for row, results in hands:
             when = int(row.finished_at or row.created_at)  # shown in each reader's time zone
-            moved = any(r.units for r in results)  # (a stake-0 hand: no "+0 u" for each)
-            parts = [f"{md(r.name)} {result_summary(r, units=moved)}" for r in results]
+            # (a stake-0 table's hands: no "0 u" for each)
+            parts = [f"{md(r.name)} {result_summary(r, units=bool(stake))}" for r in results]
             practice = " (practice: no units)" if not any(r.counted for r in results) else ""
             lines.append(f"**#{row.number}** <t:{when}:f>{practice} — " + "; ".join(parts))
         first, *rest = split_message("\n".join([*lines, hint]))  # every hand, line by line
@@ -774,7 +774,7 @@ class OFCAdmin(commands.GroupCog, group_name="ofc-admin",
                  user.id, interaction.guild_id)
         await interaction.response.send_message(
             f"💰 {_units_given(amount)} for **{md(_name(user))}** (now {balance})"
-            f"{' — ' + md(grant_reason(reason)) if reason else ''}. Logged for audit."
+            f"{' — ' + md(grant_reason(reason).rstrip('.')) if reason else ''}. Logged for audit."
         )
 
     @app_commands.command(name="audit", description="The last grants of units: Manage Server")

@@ -240,7 +240,8 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
         elif hand is not None and hs is None:
             status = "sitting out" if seat.sitting_out else (status or "next hand")
         seats.append(SeatView(
-            name=seat.name, board=board, stack=None if seat.is_bot else seat.stack,
+            name=seat.name, board=board,  # (a stake-0 table's stacks are no units: not shown)
+            stack=None if seat.is_bot or not t.row.stake else seat.stack,
             hidden=hidden, is_button=hand is not None and hs == hand.button,
             is_turn=is_turn, time_left=time_left, last_placed=last, fantasyland=fantasy,
             sitting_out=seat.sitting_out, status=status, number=seat.seat_no + 1,

@@ -95,6 +95,7 @@ from .evaluator import (
     top_compare_mask,
     value_table,
 )
+from .notation import signed_points
 from .rules import Rules, Variant
 
 if CORE:  # the compiled twin of the rollouts (setup.py builds it; optional)
@@ -1611,7 +1612,7 @@ def suggest(
                 why += f", royalties {best.royalties:.0f}"
             if best.fantasyland_rate:
                 why += ", into fantasyland"
-        explanation = f"{text}: {why}; worth {best.value:+.1f} points"
+        explanation = f"{text}: {why}; worth {signed_points(best.value)} points"
         cards = after.fantasyland_cards(hand.rules) if not best.foul_rate else 0
         if cards:
             model = _model(hand.rules, DEFAULT_CONFIG)
@@ -1621,7 +1622,7 @@ def suggest(
         explanation += "."
     else:
         explanation = (
-            f"{text}: {best.value:+.1f} points expected over {best.simulations} simulated "
+            f"{text}: {signed_points(best.value)} points expected over {best.simulations} simulated "
             f"finishes (foul {_pct(best.foul_rate)}, royalties {best.royalties:.1f}"
             + (f", fantasyland {_pct(best.fantasyland_rate)}" if hand.rules.has_fantasyland else "")
             + (", a fantasyland counted at what it is expected to bring"
@@ -1630,7 +1631,7 @@ def suggest(
         )
     if len(found) > 1:
         second = found[1]
-        explanation += f" Next best: {describe_move(second.move)} ({second.value:+.1f})."
+        explanation += f" Next best: {describe_move(second.move)} ({signed_points(second.value)})."
     return Suggestion(best.move[0], best.move[1], best.value, explanation)
 
 
@@ -1650,6 +1651,6 @@ def _suggest_set(hand: Hand, seat: int, req: Requirement) -> Suggestion:
     if note:
         extra.append(note)
     if hand.rules.variant == "chinese" and note == "best setting":
-        extra.append(f"about {score:+.1f} points against a typical opponent")
+        extra.append(f"about {signed_points(score)} points against a typical opponent")
     return Suggestion(move[0], move[1], score,
                       text + (f" ({', '.join(extra)})" if extra else "") + ".")

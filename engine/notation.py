@@ -73,6 +73,11 @@ def signed(n: int) -> str:
     return "0"
 
 
+def signed_points(x: float) -> str:
+    """``+1.3``, ``−0.4`` (a real minus sign): an expected value in points, to a tenth."""
+    return f"{x:+.1f}".replace("-", "−")
+
+
 def signed_amount(n: int, word: str) -> str:
     """``+3 units``, ``−1 unit``: ``signed`` and ``word``, singular for one."""
     return f"{signed(n)} {word if abs(n) == 1 else word + 's'}"

@@ -50,7 +50,7 @@ from .autoplay import Move, street_moves
 from .board import Board
 from .cards import Card, cards_text
 from .hand import Hand
-from .notation import format_move, plural
+from .notation import format_move, plural, signed_points
 from .scoring import shoots_moon
 from .solver import (
     best_chinese_setting,
@@ -347,8 +347,7 @@ def _label(v: Verdict, variant: str) -> str:
     return f"Round {v.street}"
 
 
-def _points(x: float) -> str:
-    return f"{x:+.1f}".replace("-", "−")
+_points = signed_points
 
 
 @dataclass(frozen=True)

@@ -715,7 +715,7 @@ async def test_history_count_is_1_to_25() -> None:
         for bad in (0, 26):
             with pytest.raises(ServiceError):
                 await svc.history(CH, bad)
-        assert await svc.history(CH, 25) == ([], False)
+        assert await svc.history(CH, 25) == ([], False, 1)
     finally:
         await store.close()
 

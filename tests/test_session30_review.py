@@ -151,8 +151,20 @@ def test_the_ais_search_and_sets_without_the_moon_are_those_of_the_commit_before
     old, new = _dump(before, tmp_path), _dump(ROOT, tmp_path)
     assert old["engine"].startswith(str(before)) and new["engine"].startswith(str(ROOT))
     assert len(old["streets"]) > 100 and len(old["sets"]) == 100
-    assert new["streets"] == old["streets"]
-    assert new["sets"] == old["sets"]
+    assert _hyphens(new["streets"]) == old["streets"]
+    assert _hyphens(new["sets"]) == old["sets"]
+
+
+def _hyphens(x: Any) -> Any:
+    """``x`` with the real minus signs of the AI's words (since session 32) written as the
+    hyphens they were at the commit before."""
+    if isinstance(x, str):
+        return x.replace("\u2212", "-")
+    if isinstance(x, list):
+        return [_hyphens(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _hyphens(v) for k, v in x.items()}
+    return x
 
 
 def test_include_and_points_left_out_change_nothing_of_the_search() -> None:

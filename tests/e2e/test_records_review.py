@@ -126,7 +126,7 @@ async def test_records_agree_with_a_foul_a_fantasyland_a_surrender_a_void_and_pr
     assert truth[ALICE][2] == truth[BOB][2] == 2
 
     # /ofc history: hands 2 and 1 (the voided one is not a result), newest first
-    hist, closed = await svc.history(CH, 25)
+    hist, closed, _ = await svc.history(CH, 25)
     assert not closed
     assert [h.number for h, _ in hist] == [2, 1]
     h1 = {r.user_id: r for r in hist[1][1]}
@@ -135,7 +135,7 @@ async def test_records_agree_with_a_foul_a_fantasyland_a_surrender_a_void_and_pr
     assert first.units is not None and h1[ALICE].units == first.units[a]
     h2 = {r.user_id: r for r in hist[0][1]}
     assert h2[BOB].surrendered
-    ph, _ = await svc.history(CH2, 5)
+    ph, _, _ = await svc.history(CH2, 5)
     assert len(ph) == 1 and all(not r.counted and r.units == 0 for r in ph[0][1])
 
     # /ofc leaderboard, every key: the truth, in order, bots never
