@@ -150,11 +150,11 @@ def describe_leaderboard(view: LeaderboardView) -> str:
     lines = [f"{view.title} — top players, {view.period}, by {by}"]
     if not view.rows:
         lines.append(_empty(view))
-    for r in view.rows:
+    for k, r in enumerate(view.rows, start=1):
         points = (f"{_per_hand(r)} points a hand ({signed_amount(r.points, 'point')})"
                   if per_hand else signed_amount(r.points, "point"))
-        lines.append(
-            f"{r.rank}. {r.name} — {signed_amount(r.units, 'unit')}, {points}, "
+        lines.append(  # (a name that shows nothing: "Player <row>", as in the picture)
+            f"{r.rank}. {shown_name(r.name, k)} — {signed_amount(r.units, 'unit')}, {points}, "
             f"{plural(r.hands, 'hand')}, {plural(r.fantasylands, 'fantasyland')}"
         )
     return "\n".join(lines)

@@ -97,8 +97,8 @@ def pair_items(p: PairResult, names: tuple[str, ...], rules: Rules) -> list[Pair
     if fa != fb and not (sa or sb):
         who = a if fa else b
         items.append(PairItem(f"{initial_word(who, names)} fouled", None, f"{who} fouled"))
-    elif p.note and p.note not in ("natural", "surrender", "foul"):
-        items.append(PairItem(p.note, None, p.note))
+    elif p.note and p.note not in ("natural", "surrender", "foul") and not (sa and sb):
+        items.append(PairItem(p.note, None, p.note))  # (both surrendered: said above)
     return items
 
 

@@ -774,7 +774,8 @@ class Store:
                 await self._close_table(table, when)
                 sets["closed_at"] = when
             if sets:
-                sets["updated_at"] = when
+                if set(sets) != {"message_id"}:  # (the bot's own message is no change of the
+                    sets["updated_at"] = when  # table: its idle time goes on, ``idle_since``)
                 assignments = ", ".join(f"{key} = ?" for key in sets)
                 await self._db.execute(
                     f"UPDATE tables SET {assignments} WHERE id = ?", (*sets.values(), table_id)

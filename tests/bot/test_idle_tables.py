@@ -76,6 +76,25 @@ async def test_a_table_without_a_hand_for_a_day_closes_and_gives_the_stacks_back
     await store.close()
 
 
+async def test_the_bots_own_table_message_is_no_activity() -> None:
+    """The table's message posted (its id saved) is the bot's doing, not the players': the
+    table's idle time goes on.  (Was a defect (fixed): saving the message id set the table's
+    ``updated_at``, from which its idle time counts; a message saved after the clock jumped
+    put the idle close a whole period later: ``test_an_idle_table_closes_in_the_channel``
+    failed about once in six runs.)"""
+    clock = Clock()
+    svc, rec, store, t = await seated(clock)
+    since = t.idle_since()
+    clock.offset += 23.9 * HOUR
+    await svc.set_message_id(t, 4242)
+    assert t.row.message_id == 4242 and t.idle_since() == since
+    assert await svc.close_idle() == []  # (warned)
+    clock.offset += 0.2 * HOUR
+    assert await svc.close_idle() == [t]
+    await svc.shutdown()
+    await store.close()
+
+
 async def test_a_hand_being_played_is_never_cut_short_and_its_end_counts() -> None:
     clock = Clock()
     svc, rec, store, t = await seated(clock)

@@ -428,7 +428,7 @@ async def test_suggest_at_a_practice_table_is_private_valued_and_what_the_ai_pla
         r = await w.fake.slash(w.alice, w.chan, "ofc suggest", timeout=60)
         text = _answer(r)
         assert r.ephemeral and "suggested" in text, text
-        assert re.search(r"[+-]\d+\.\d points", text), text
+        assert re.search(r"[+−-]\d+\.\d points", text), text
         assert not any("suggested" in (m.content or "")
                        for m in w.fake.messages(w.chan, include_ephemeral=False))
         await _play_for(w, w.alice, 1, until=last_street)
@@ -438,7 +438,7 @@ async def test_suggest_at_a_practice_table_is_private_valued_and_what_the_ai_pla
         text = _answer(r)
         best = choose_move(view, hs, "normal")
         assert f"suggested {describe_move(best)}:" in text, (text, describe_move(best))
-        assert re.search(r"worth [+-]\d+\.\d points", text), text
+        assert re.search(r"worth [+−]\d+\.\d points", text), text
         assert rec.of("suggest")[-1]["result"].value == pytest.approx(
             suggest(view, hs, "normal").value)
         await _play_for(w, w.alice, 1)

@@ -19,7 +19,7 @@ from engine.ai import (
     suggest,
 )
 from engine.autoplay import street_moves
-from engine.notation import parse_move
+from engine.notation import parse_move, signed_points
 
 C = parse_cards
 SIMS = 24
@@ -588,4 +588,4 @@ def test_suggestions_say_what_their_value_is_made_of() -> None:
     chinese = Hand(Rules(variant="chinese"), ["a", "b"], 1, seed="set-text")
     tip = suggest(chinese, 0, "easy")
     assert "best setting" in tip.explanation and "against a typical opponent" in tip.explanation
-    assert f"about {tip.value:+.1f} points" in tip.explanation
+    assert f"about {signed_points(tip.value)} points" in tip.explanation

@@ -299,3 +299,32 @@ def test_stats_with_no_hands_give_no_rate_in_text_as_in_picture(drawn: list[str]
     assert "—" in drawn and "0%" not in drawn
     text = describe_stats(for_message(view))
     assert "0%" not in text, text
+
+
+def test_both_surrendered_is_said_once(drawn: list[str]) -> None:
+    """Both players of a pineapple pair surrendered: "both surrendered", in the picture and
+    in the text, and no more.  (Was a defect (fixed): the pair's note said it again, "both
+    surrendered; both fouled or surrendered", ``renderer/showdown.py`` ``pair_items``.)"""
+    rules = Rules(variant="pineapple")
+    boards = [Board.parse("Qh / Kh Kd / 9c"), Board.parse("Js / 9h 9d / Th")]
+    st = settle(boards, rules, surrendered=[0, 1])
+    view = ShowdownView(("A", "B"), st, rules, units=tuple(units_moved(st, 1)), hand_no=3)
+    showdown_scene(view)
+    assert sum(d.lower() == "both surrendered" for d in drawn) == 1, drawn
+    text = describe_showdown(view)
+    assert text.count("both surrendered") == 1 and "fouled or" not in text, text
+    assert not any("fouled or" in d for d in drawn), drawn
+
+
+def test_a_blank_name_is_player_n_in_the_leaderboard_text_as_in_its_picture(
+        drawn: list[str]) -> None:
+    """A player whose name shows nothing is "Player <row>" in the leaderboard's picture and,
+    now, in its text (it began the line with the blank name: a screen reader read no name)."""
+    from renderer import LeaderboardView, LeaderRow, describe_leaderboard
+    from renderer.leaderboard import leaderboard_scene
+
+    view = LeaderboardView("Poker Night", "units", "all time", rows=(
+        LeaderRow(1, "Ann", 30, 12, 5, 1), LeaderRow(2, BLANK, 10, 4, 5, 0)))
+    leaderboard_scene(view)
+    assert "Player 2" in drawn
+    assert "2. Player 2 — +10 units" in describe_leaderboard(for_message(view))
