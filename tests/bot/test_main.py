@@ -7,6 +7,8 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import discord
 import discord.gateway
@@ -213,6 +215,32 @@ def test_a_second_bot_on_the_same_database_stops_at_once(
     assert main([]) == 0 and runs == ["ran", "ran"]  # released at the end of each run
 
 
+async def _bot_sent_sigterm(seen: list[str], running: Any = None) -> None:
+    """A bot's main task (``running.main_task`` set when given) whose table task takes and
+    gives back a lock all the time, sent SIGTERM: cancelled, it stops that task, finds the
+    lock free (nobody left it held) and says "closed in order"."""
+    if running is not None:
+        running.main_task = asyncio.current_task()
+    lock = asyncio.Lock()
+
+    async def table() -> None:
+        while True:
+            async with lock:
+                await asyncio.sleep(0)
+
+    task = asyncio.create_task(table())
+    await asyncio.sleep(0.05)
+    signal.raise_signal(signal.SIGTERM)
+    try:
+        await asyncio.sleep(5)
+    except asyncio.CancelledError:  # the main task, cancelled: the bot closes in order
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        async with lock:  # nobody holds it
+            seen.append("closed in order")
+        raise
+
+
 def test_sigterm_in_the_running_bot_cancels_its_main_task_as_ctrl_c_does() -> None:
     """Inside ``asyncio.run`` (discord.py's ``Client.run``) SIGTERM goes to asyncio's SIGINT
     handler: the main task is cancelled (the bot closes in order) and no KeyboardInterrupt
@@ -222,33 +250,12 @@ def test_sigterm_in_the_running_bot_cancels_its_main_task_as_ctrl_c_does() -> No
     from bot.__main__ import _stop_on_sigterm
 
     seen: list[str] = []
-
-    async def bot() -> None:
-        lock = asyncio.Lock()
-
-        async def table() -> None:
-            while True:
-                async with lock:
-                    await asyncio.sleep(0)
-
-        task = asyncio.create_task(table())
-        await asyncio.sleep(0.05)
-        signal.raise_signal(signal.SIGTERM)
-        try:
-            await asyncio.sleep(5)
-        except asyncio.CancelledError:  # the main task, cancelled: the bot closes in order
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            async with lock:  # nobody holds it
-                seen.append("closed in order")
-            raise
-
     before = signal.getsignal(signal.SIGTERM)
     ctrl_c = signal.signal(signal.SIGINT, signal.default_int_handler)  # (as a terminal's:
     try:  # pytest run as a script's background job starts with Ctrl-C ignored)
         _stop_on_sigterm()
         with pytest.raises(KeyboardInterrupt):  # (asyncio.run says so once it is done)
-            asyncio.run(bot())
+            asyncio.run(_bot_sent_sigterm(seen))
     finally:
         signal.signal(signal.SIGTERM, before)
         signal.signal(signal.SIGINT, ctrl_c)
@@ -265,39 +272,14 @@ def test_sigterm_stops_a_bot_whose_ctrl_c_is_ignored_in_order() -> None:
     import bot.__main__ as entry
 
     seen: list[str] = []
-
-    class Bot:
-        main_task: asyncio.Task[None] | None = None
-
-    async def serve(running: Bot) -> None:
-        running.main_task = asyncio.current_task()
-        lock = asyncio.Lock()
-
-        async def table() -> None:
-            while True:
-                async with lock:
-                    await asyncio.sleep(0)
-
-        task = asyncio.create_task(table())
-        await asyncio.sleep(0.05)
-        signal.raise_signal(signal.SIGTERM)
-        try:
-            await asyncio.sleep(5)
-        except asyncio.CancelledError:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            async with lock:
-                seen.append("closed in order")
-            raise
-
+    running = SimpleNamespace(main_task=None)
     before = signal.getsignal(signal.SIGTERM)
     ctrl_c = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    running = Bot()
     entry._SERVING.append(running)
     try:
         entry._stop_on_sigterm()
         with pytest.raises(asyncio.CancelledError):  # (``_run`` takes it as a clean stop)
-            asyncio.run(serve(running))
+            asyncio.run(_bot_sent_sigterm(seen, running))
     finally:
         entry._SERVING.remove(running)
         signal.signal(signal.SIGTERM, before)
