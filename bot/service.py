@@ -83,6 +83,13 @@ NO_RECAP = frozenset({NO_RECAP_OPEN, NO_RECAP_CLOSED})
 channel does not need to read that nothing happened)."""
 
 
+def _or_its_fantasyland(t: TableState) -> str:
+    """The end of "... will leave after this hand": a player of a hand that sends someone
+    to fantasyland plays that fantasyland hand first (RULES.md)."""
+    return (" (or, if it sends a player to fantasyland, after that fantasyland hand)"
+            if t.rules.has_fantasyland else "")
+
+
 def _stack_said(stack: int) -> str:
     """`` (N units in your stack)``, nothing for an empty one (a stake-0 table's)."""
     return f" ({plural(stack, 'unit')} in your stack)" if stack else ""
@@ -463,6 +470,14 @@ class TableState:
     idle_warned: tuple[float, float] | None = None
     """The last idle warning (``close_idle``): the ``idle_since`` it was about and the close
     it announced (not saved: a restart, which delays the close, may warn again)."""
+    over_max_stake: bool = False
+    """Its stake is above the server's maximum (lowered since it opened): it takes no new
+    buy-ins (``join`` refuses them; kept by ``load_tables`` and ``update_settings``)."""
+
+    @property
+    def takes_buy_ins(self) -> bool:
+        """Whether ``/ofc join`` can seat someone here (or buy an empty stack in again)."""
+        return self.row.status == "open" and not self.over_max_stake
 
     def idle_since(self) -> float:
         """Since when nothing happened here: no hand dealt or ended, nobody sat down, in or
@@ -878,6 +893,9 @@ class TableService:
             else:
                 continue
             t.resuming = True
+            with contextlib.suppress(Exception):  # (join checks it anyway)
+                t.over_max_stake = (
+                    row.stake > (await self.store.get_settings(row.guild_id)).max_stake)
             self.tables[row.id] = t
             self._by_channel[row.channel_id] = row.id
             loaded.append(t)
@@ -1133,7 +1151,8 @@ class TableService:
                                f"{plural(max_seats - 1, 'bot')}.")
         if bot_level not in BOT_LEVELS:
             raise ServiceError(f"Bot level must be one of {', '.join(BOT_LEVELS)}.")
-        buyin = settings.default_buyin if buyin is None else buyin
+        if buyin is None:  # (a stake-0 table plays for no units: no buy-in)
+            buyin = settings.default_buyin if stake else 0
         self._check_money(settings, stake, buyin)
         player = await self.store.ensure_player(guild_id, user_id, name)
         if buyin > player.balance:
@@ -1165,6 +1184,9 @@ class TableService:
             raise ServiceError(
                 f"The stake is at most {plural(settings.max_stake, 'unit')} per point on this server."
             )
+        if buyin > 0 and stake == 0:
+            raise ServiceError("A table for no units (stake 0) takes no buy-in: leave `buyin` "
+                               "out (or 0).")
         if buyin < 0 or (buyin == 0 and stake > 0):
             raise ServiceError("The buy-in must be at least 1 unit (0 only at a table with "
                                "stake 0, which plays for no units).")
@@ -1238,7 +1260,8 @@ class TableService:
             if seated and t.hand is not None and t.hand_seat_of(seated.seat_no) is not None:
                 raise ServiceError("You are in the hand being played: buy in again after it.")
             settings = await self.store.get_settings(guild_id)
-            amount = t.row.buyin if buyin is None else buyin
+            # (a stake-0 table takes none, whatever it was opened with by an older version)
+            amount = (t.row.buyin if t.row.stake else 0) if buyin is None else buyin
             if t.row.stake > settings.max_stake:  # the server's maximum was lowered since
                 raise ServiceError(
                     f"This table plays for {t.row.stake} unit{'s' if t.row.stake != 1 else ''} "
@@ -1313,7 +1336,8 @@ class TableService:
             in_hand = t.hand is not None and seat.seat_no in t.hand_seats
             if in_hand or t.owes_fantasyland(seat.seat_no):
                 await self._update_seat(t, seat.seat_no, leaving=True)
-                public = (f"🤖 **{seat.name}** will leave the table after this hand." if in_hand
+                public = (f"🤖 **{seat.name}** will leave the table after this hand"
+                          f"{_or_its_fantasyland(t)}." if in_hand
                           else f"🤖 **{seat.name}** will leave after the fantasyland hand.")
             else:
                 await self._unseat(t, seat.seat_no)
@@ -1355,7 +1379,7 @@ class TableService:
             if in_hand or owes_fl:
                 await self._update_seat(t, seat.seat_no, leaving=True)
                 msg = (
-                    "You will leave after this hand"
+                    f"You will leave after this hand{_or_its_fantasyland(t)}"
                     if in_hand
                     else "You will leave after the fantasyland hand you helped earn is played"
                 )
@@ -1365,8 +1389,9 @@ class TableService:
                 if hs is not None and t.hand is not None and t.hand.can_surrender(hs):
                     text += (" Not playing it out? `/ofc surrender` ends your part of this "
                              "hand now, so the others do not wait for you.")
-                public = f"🚪 <@{user_id}> will leave the table after this hand." if in_hand \
-                    else f"🚪 <@{user_id}> will leave after the fantasyland hand."
+                public = (f"🚪 <@{user_id}> will leave the table after this hand"
+                          f"{_or_its_fantasyland(t)}." if in_hand
+                          else f"🚪 <@{user_id}> will leave after the fantasyland hand.")
                 closed = False
             else:
                 # not in the hand being played (if any): nothing of theirs is at stake
@@ -1892,7 +1917,9 @@ class TableService:
             return ""
         names = ", ".join(f"<@{s.user_id}>" for s in broke)
         return (f" {names} {'has' if len(broke) == 1 else 'have'} no units left at the table: "
-                "`/ofc join` buys in again (or `/ofc leave`).")
+                + ("`/ofc join` buys in again (or `/ofc leave`)." if t.takes_buy_ins else
+                   "`/ofc leave` (it takes no new buy-ins: its stake is above this server's "
+                   "maximum now)."))
 
     def _why_waiting(self, t: TableState) -> str:
         """Why the next hand cannot be dealt, and what would deal it."""
@@ -3379,6 +3406,12 @@ class TableService:
         if not changes:
             return await self.store.get_settings(guild_id)
         try:
-            return await self.store.update_settings(guild_id, **changes)
+            settings = await self.store.update_settings(guild_id, **changes)
         except StoreError as e:
             raise ServiceError(str(e)) from None
+        for t in self.open_tables(guild_id):  # (a lowered maximum stake: no more buy-ins)
+            over = t.row.stake > settings.max_stake
+            if over != t.over_max_stake:
+                t.over_max_stake = over
+                await self.notifier.table_changed(t)
+        return settings

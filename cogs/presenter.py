@@ -217,7 +217,7 @@ def table_view(t: TableState, now: float | None = None) -> TableView:
             status = "leaving"
         elif TableService.is_broke(t, seat) and not seat.sitting_out:
             # (not dealt in until `/ofc join` again; a closing table takes no buy-in)
-            status = "no units left" if t.row.status == "closing" else "buy in to play"
+            status = "buy in to play" if t.takes_buy_ins else "no units left"
         board = Board()
         hidden = 0
         last: tuple[Any, ...] = ()
@@ -784,8 +784,11 @@ class Presenter:
         if r.broke:
             who = ", ".join(f"<@{u}>" for u in r.broke)
             lines.append(f"💸 {who}: your stack is empty, so you sit the next hands out. "
-                         "`/ofc join` buys in again (or `/ofc leave`)." if t.row.status == "open"
-                         else f"💸 {who}: your stack is empty.")  # (no next hand: it closes)
+                         "`/ofc join` buys in again (or `/ofc leave`)." if t.takes_buy_ins
+                         else f"💸 {who}: your stack is empty."  # (no next hand: it closes)
+                         if t.row.status != "open" else
+                         f"💸 {who}: your stack is empty, and this table takes no new buy-ins "
+                         "(its stake is above this server's maximum now): `/ofc leave`.")
         first, *rest = split_message("\n".join(lines))
         channel = self.channel(t)
         from .views import showdown_buttons  # (views draw with this module)

@@ -539,8 +539,12 @@ class Store:
             player = await self._ensure_player(guild_id, user_id, None, when)
             after = player.balance + amount
             if after < 0:
+                _, at_tables = await self._wallet(guild_id, user_id)
+                where = (f" in their balance ({_units(at_tables)} more at tables: a stack "
+                         "comes back to the balance when they leave)" if at_tables else "")
                 raise InsufficientFunds(
-                    f"They have {_units(player.balance)}; you cannot remove {_units(-amount)}.",
+                    f"They have {_units(player.balance)}{where}; you cannot remove "
+                    f"{_units(-amount)}.",
                     have=player.balance, need=-amount,
                 )
             audit_id = await self._insert(
