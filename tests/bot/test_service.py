@@ -455,6 +455,48 @@ async def test_a_table_above_a_lowered_server_maximum_says_why_it_takes_no_seat(
     await store.close()
 
 
+async def test_a_table_above_a_lowered_max_stake_takes_no_buy_ins_after_a_restart_too(
+    tmp_path: Path,
+) -> None:
+    """The server's maximum stake lowered below a table's: the table knows it takes no new
+    buy-ins (``/ofc tables``, an emptied stack's advice), at once and after a restart; raised
+    again, it takes them again."""
+    db = tmp_path / "ofc.sqlite3"
+    svc, rec, store = await make(db)
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=5, buyin=500)
+    t = svc.table_in_channel(CH)
+    assert t.takes_buy_ins
+    await svc.update_settings(G, True, max_stake=2)
+    assert not t.takes_buy_ins and ("table", t.id) in rec.events  # (its message says so)
+    await svc.shutdown()
+    await store.close()
+    svc2, rec2, store2 = await make(db)
+    (t2,) = await svc2.load_tables()
+    assert t2.over_max_stake and not t2.takes_buy_ins
+    await svc2.update_settings(G, True, max_stake=5)
+    assert t2.takes_buy_ins
+    await svc2.shutdown()
+    await store2.close()
+
+
+async def test_a_stake_0_table_takes_no_buy_in() -> None:
+    """A table for no units: opened and joined without a buy-in (the server's default is for
+    tables with stakes), a buy-in asked for there is refused, and nobody's balance moves."""
+    svc, rec, store = await make()
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", stake=0)
+    with pytest.raises(ServiceError, match=r"takes no buy-in: leave `buyin` out \(or 0\)\.$"):
+        await svc.join(G, CH, BOB, "bob", buyin=50)
+    seat = await svc.join(G, CH, BOB, "bob")
+    t = svc.table_in_channel(CH)
+    assert seat.stack == 0 and t.seat_of_user(ALICE) is not None
+    assert all(s.stack == 0 for s in t.seats)
+    assert await store.wallet(G, ALICE) == (1000, 0) and await store.wallet(G, BOB) == (1000, 0)
+    with pytest.raises(ServiceError, match="takes no buy-in"):
+        await svc.new_table(G, CH + 1, CAROL, "carol", variant="ofc", stake=0, buyin=10)
+    await svc.shutdown()
+    await store.close()
+
+
 async def test_a_timeout_plays_the_arrangement_left_in_the_panel() -> None:
     """Every card on a row but Confirm not pressed in time: the timeout plays that, not the
     AI's move; an arrangement that is not a whole move is left to the AI."""
