@@ -693,14 +693,12 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
             rows=tuple(LeaderRow(rank=rank, name=e.name, units=e.units, points=e.points,
                                  hands=e.hands, fantasylands=e.fantasylands)
                        for rank, e in zip(ranks, shown, strict=False)),
+            more_tied=len(entries) - len(shown),  # (counted under the rows, picture and text)
         )
-        more = len(entries) - len(shown)
-        note = (f"\n… and {plural(more, 'more player')} tied at rank {ranks[-1]}" if more
-                else "")
         data = await render(render_leaderboard, view)
         # ("1." starting a line is a list Discord numbers again: two tied firsts read 1, 2)
         text = re.sub(r"(?m)^(\d+)\. ", r"\1\\. ", describe_leaderboard(for_message(view)))
-        first, *rest = split_message(text + note)
+        first, *rest = split_message(text)
         await interaction.followup.send(first, file=png(data, "leaderboard.png"))
         for more_text in rest:  # (long names with markdown: every row still in the text)
             await interaction.followup.send(more_text)

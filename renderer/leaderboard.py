@@ -66,7 +66,8 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
     body_h = max(1, len(rows)) * row_h
     top = m(84)
     panel_h = m(44) + body_h + m(10)
-    height = top + panel_h + margin
+    more_h = m(34) if view.more_tied and rows else 0
+    height = top + panel_h + more_h + margin
     scene = Scene(width, height, theme.background, theme)
     scene.text((m(18), m(30)), fit_text(view.title, "bold", m(28), width - m(36)), m(28), TEXT,
                "bold", anchor="lm")
@@ -125,7 +126,16 @@ def leaderboard_scene(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) ->
                 text = _per_hand(row)
             scene.text((col_right[col], cy), text, m(21 if strong else 18), colour,
                        "bold" if strong else "regular", anchor="rm")
+    if more_h:  # (the text says it too)
+        scene.text((x0 + pad, y0 + panel_h + more_h // 2 + m(2)),
+                   fit_text(_more_tied(view), "bold", m(17), width - 2 * (x0 + pad)), m(17),
+                   MUTED, "bold", anchor="lm")
     return scene
+
+
+def _more_tied(view: LeaderboardView) -> str:
+    return (f"… and {plural(view.more_tied, 'more player')} tied at rank "
+            f"{view.rows[-1].rank}")
 
 
 def render_leaderboard(view: LeaderboardView, *, theme: Theme = DEFAULT_THEME) -> bytes:
@@ -157,6 +167,8 @@ def describe_leaderboard(view: LeaderboardView) -> str:
             f"{r.rank}. {shown_name(r.name, k)} — {signed_amount(r.units, 'unit')}, {points}, "
             f"{plural(r.hands, 'hand')}, {plural(r.fantasylands, 'fantasyland')}"
         )
+    if view.more_tied and view.rows:
+        lines.append(_more_tied(view))
     return "\n".join(lines)
 
 

@@ -125,6 +125,8 @@ class LeaderboardView:
     rows: tuple[LeaderRow, ...]
     min_hands: int = 0
     """By ``points_per_hand``: the hands a player needs to be ranked."""
+    more_tied: int = 0
+    """Players tied with the last row drawn, beyond the rows (counted under them)."""
 
 
 @dataclass(frozen=True)

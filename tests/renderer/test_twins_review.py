@@ -328,3 +328,21 @@ def test_a_blank_name_is_player_n_in_the_leaderboard_text_as_in_its_picture(
     leaderboard_scene(view)
     assert "Player 2" in drawn
     assert "2. Player 2 — +10 units" in describe_leaderboard(for_message(view))
+
+
+def test_the_players_tied_beyond_the_rows_are_counted_in_the_picture_too(
+        drawn: list[str]) -> None:
+    """More players tied with the twentieth than the picture has rows for: the picture
+    counts them under its rows, as the text does.  (Was a defect (fixed): only the text
+    said "… and 5 more players tied at rank 1".)"""
+    from renderer import LeaderboardView, LeaderRow, describe_leaderboard
+    from renderer.leaderboard import leaderboard_scene
+
+    rows = tuple(LeaderRow(1, f"player {k}", 50, 10, 5, 0) for k in range(20))
+    view = LeaderboardView("Poker Night", "units", "all time", rows=rows, more_tied=5)
+    scene = leaderboard_scene(view)
+    assert "… and 5 more players tied at rank 1" in drawn
+    assert describe_leaderboard(view).endswith("\n… and 5 more players tied at rank 1")
+    drawn.clear()
+    plain = leaderboard_scene(LeaderboardView("Poker Night", "units", "all time", rows=rows))
+    assert not any("more player" in d for d in drawn) and plain.height < scene.height
