@@ -86,7 +86,6 @@ def _stop_on_sigterm() -> Any:
 async def _open_database(path: str) -> None:
     """Open (create, migrate) the database once before connecting, so that one the bot cannot
     use is said in a line, not found in the middle of the start."""
-    import contextlib
     import sqlite3
 
     from .store import Store

@@ -83,6 +83,11 @@ NO_RECAP = frozenset({NO_RECAP_OPEN, NO_RECAP_CLOSED})
 channel does not need to read that nothing happened)."""
 
 
+NO_BUY_INS = "it takes no new buy-ins: its stake is above this server's maximum now"
+"""Why a table whose stake is above a lowered maximum seats nobody (``TableState.over_max_stake``:
+``/ofc tables``, an emptied stack's advice)."""
+
+
 def _or_its_fantasyland(t: TableState) -> str:
     """The end of "... will leave after this hand": a player of a hand that sends someone
     to fantasyland plays that fantasyland hand first (RULES.md)."""
@@ -1918,8 +1923,7 @@ class TableService:
         names = ", ".join(f"<@{s.user_id}>" for s in broke)
         return (f" {names} {'has' if len(broke) == 1 else 'have'} no units left at the table: "
                 + ("`/ofc join` buys in again (or `/ofc leave`)." if t.takes_buy_ins else
-                   "`/ofc leave` (it takes no new buy-ins: its stake is above this server's "
-                   "maximum now)."))
+                   f"`/ofc leave` ({NO_BUY_INS})."))
 
     def _why_waiting(self, t: TableState) -> str:
         """Why the next hand cannot be dealt, and what would deal it."""

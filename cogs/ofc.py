@@ -13,6 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.service import (
+    NO_BUY_INS,
     NO_HANDS_YET,
     NO_RECAP,
     REASON_LENGTH,
@@ -166,8 +167,7 @@ def _table_line(t: TableState) -> str:
         state = "between hands" if t.row.hand_no else "not started yet"
     free = t.row.max_seats - len(t.seats)
     room = ("" if t.row.status == "closing" else
-            "; takes no new buy-ins (its stake is above the server's maximum now)"
-            if t.over_max_stake else f"; {plural(free, 'seat')} free" if free > 0 else "; full")
+            f"; {NO_BUY_INS.removeprefix('it ')}" if t.over_max_stake else f"; {plural(free, 'seat')} free" if free > 0 else "; full")
     # (the stakes a newcomer would play for: a table is practice only while one human plays)
     stakes = title_of(t.rules.variant, t.row.stake, False)
     if t.row.stake:

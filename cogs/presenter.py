@@ -20,6 +20,7 @@ import discord
 from bot.service import (
     CLOSE_AFTER,
     CLOSE_UNMARKED,
+    NO_BUY_INS,
     ChannelGone,
     HandReview,
     PanelState,
@@ -783,12 +784,14 @@ class Presenter:
         lines = showdown_lines(r, view, t.row.stake)
         if r.broke:
             who = ", ".join(f"<@{u}>" for u in r.broke)
-            lines.append(f"💸 {who}: your stack is empty, so you sit the next hands out. "
-                         "`/ofc join` buys in again (or `/ofc leave`)." if t.takes_buy_ins
-                         else f"💸 {who}: your stack is empty."  # (no next hand: it closes)
-                         if t.row.status != "open" else
-                         f"💸 {who}: your stack is empty, and this table takes no new buy-ins "
-                         "(its stake is above this server's maximum now): `/ofc leave`.")
+            if t.takes_buy_ins:
+                lines.append(f"💸 {who}: your stack is empty, so you sit the next hands out. "
+                             "`/ofc join` buys in again (or `/ofc leave`).")
+            elif t.row.status != "open":  # (no next hand: it closes)
+                lines.append(f"💸 {who}: your stack is empty.")
+            else:
+                lines.append(f"💸 {who}: your stack is empty ({NO_BUY_INS}); `/ofc leave` "
+                             "gives your seat back.")
         first, *rest = split_message("\n".join(lines))
         channel = self.channel(t)
         from .views import showdown_buttons  # (views draw with this module)

@@ -347,8 +347,6 @@ def _label(v: Verdict, variant: str) -> str:
     return f"Round {v.street}"
 
 
-_points = signed_points
-
 
 @dataclass(frozen=True)
 class ReviewText:
@@ -420,7 +418,7 @@ def describe_review(review: Review, simulations: int = COMPARE_SIMULATIONS) -> R
         if v.only_move:
             lines.append(f"  you  {v.played} (the only legal move)")
             continue
-        lines.append(f"  you  {_points(v.played_value):>6}  {v.played}")
+        lines.append(f"  you  {signed_points(v.played_value):>6}  {v.played}")
         if v.same:
             lines.append("  AI   the same ✓")
         else:
@@ -434,7 +432,7 @@ def describe_review(review: Review, simulations: int = COMPARE_SIMULATIONS) -> R
                 verdict = "about as good"
             if v.error:
                 verdict += f", ± {v.error:.1f}"
-            lines.append(f"  AI   {_points(v.best_value):>6}  {v.best}  ({verdict})")
+            lines.append(f"  AI   {signed_points(v.best_value):>6}  {v.best}  ({verdict})")
         if v.note and (v.kind != "street" or v.note.startswith("finishes")):
             lines.append(f"       {v.note}")
     notes = []
