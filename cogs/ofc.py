@@ -423,7 +423,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         text = (f"🧮 The best setting of {len(solution.board) + len(solution.discards)} cards "
                 f"({rules.variant}, exact):\n" + "\n".join(lines[:-1])
                 + f"\n`{lines[-1].removeprefix('As a move: ')}`")
-        await interaction.response.send_message(text, file=png(data, "solution.png"),
+        await interaction.response.send_message(text, file=png(data, "solution.png", view),
                                                 ephemeral=True)
 
     @app_commands.command(name="table", description="Post the table image again")
@@ -699,7 +699,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         # ("1." starting a line is a list Discord numbers again: two tied firsts read 1, 2)
         text = re.sub(r"(?m)^(\d+)\. ", r"\1\\. ", describe_leaderboard(for_message(view)))
         first, *rest = split_message(text)
-        await interaction.followup.send(first, file=png(data, "leaderboard.png"))
+        await interaction.followup.send(first, file=png(data, "leaderboard.png", view))
         for more_text in rest:  # (long names with markdown: every row still in the text)
             await interaction.followup.send(more_text)
 
@@ -724,7 +724,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
         data = await render(render_stats, view)
         await interaction.followup.send(
-            describe_stats(for_message(view))[:1990], file=png(data, "stats.png"),
+            describe_stats(for_message(view))[:1990], file=png(data, "stats.png", view),
             ephemeral=True
         )
 

@@ -44,12 +44,14 @@ from renderer import (
     StatsView,
     TableView,
     Theme,
+    alt_text,
     describe_showdown,
     describe_table,
     render_hand,
     render_showdown,
     render_table,
 )
+from renderer.alt import Picture
 from renderer.boardview import live_royalties
 from renderer.common import text_labels
 
@@ -367,12 +369,12 @@ async def past_hand_payload(past: PastHand, frame: int, heading: str) -> tuple[
         data = await render(render_showdown, view, four_colour=past.four_colour)
         lines = [heading, *showdown_lines(r, view, past.stake)]
         return (split_message("\n".join(lines)),
-                png(data, f"showdown-hand-{r.hand_no}.png"))
+                png(data, f"showdown-hand-{r.hand_no}.png", view))
     table = round_view(past, frame - 1)
     data = await render(render_table, table, four_colour=past.four_colour)
     text = (f"{heading.rstrip(':')} — round {table.street} of {table.streets} (replay):\n"
             f"```\n{describe_table(for_message(table))}\n```")
-    return split_message(text), png(data, f"hand-{r.hand_no}-round-{table.street}.png")
+    return split_message(text), png(data, f"hand-{r.hand_no}-round-{table.street}.png", table)
 
 
 def showdown_lines(r: ShowdownResult, view: ShowdownView, stake: int) -> list[str]:
@@ -414,8 +416,10 @@ def _names(r: ShowdownResult, seats: list[int]) -> str:
     return ", ".join(f"**{md(r.names[i])}**" for i in seats)
 
 
-def png(data: bytes, name: str) -> discord.File:
-    return discord.File(io.BytesIO(data), filename=name)
+def png(data: bytes, name: str, view: Picture) -> discord.File:
+    """A picture of ``view`` as an attachment, with its alt text (what a screen reader says of
+    it: ``renderer.alt_text``)."""
+    return discord.File(io.BytesIO(data), filename=name, description=alt_text(view))
 
 
 async def render(
@@ -567,7 +571,7 @@ class Presenter:
         text = f"{table_status(t)}\n```\n{describe_table(for_message(view))}\n```"
         name = f"table-{t.id}-{t.row.hand_no}.png"
         data = await render(render_table, view, t)
-        return text[:1990], png(data, name)
+        return text[:1990], png(data, name, view)
 
     async def table_changed(self, t: TableState) -> None:
         """Coalesce: changes within the window become one edit; a change that arrives while
@@ -758,12 +762,13 @@ class Presenter:
             return
         hs = t.hand_seat_of(seat_no)
         deadline = t.deadlines.get(hs) if hs is not None else None
-        data = await render(render_hand, hand_view(p, t.rules.variant, deadline, t.rules), t)
+        hv = hand_view(p, t.rules.variant, deadline, t.rules)
+        data = await render(render_hand, hv, t)
         text = (f"🌴 **Fantasyland!** Your private hand at the table in <#{t.row.channel_id}>.\n"
                 + panel_text(p, t.rules.variant, deadline, t.rules))
         try:
             user = await self.bot.fetch_user(seat.user_id)
-            await user.send(text[:1990], file=png(data, "fantasyland.png"),
+            await user.send(text[:1990], file=png(data, "fantasyland.png", hv),
                             view=panel_view(p, t.rules.variant))
         except discord.HTTPException as e:  # DMs closed (403), or any other refusal
             if not isinstance(e, discord.Forbidden):
@@ -796,7 +801,7 @@ class Presenter:
         channel = self.channel(t)
         from .views import showdown_buttons  # (views draw with this module)
 
-        file = png(data, f"showdown-{t.id}-{r.hand_no}.png")
+        file = png(data, f"showdown-{t.id}-{r.hand_no}.png", view)
         with table_channel(t):
             # (every hand set at once: no rounds to replay, but a review)
             await channel.send(first, file=file,

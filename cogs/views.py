@@ -121,9 +121,10 @@ async def panel_payload(
     bot: OFCBot, state: PanelState, note: str = ""
 ) -> tuple[str, discord.File, discord.ui.View]:
     t, deadline = _panel_table(bot, state)
-    data = await render(_render_hand, hand_view(state, t.rules.variant, deadline, t.rules), t)
+    hv = hand_view(state, t.rules.variant, deadline, t.rules)
+    data = await render(_render_hand, hv, t)
     text, view = panel_text_and_view(bot, state, note)
-    return text, png(data, "hand.png"), view
+    return text, png(data, "hand.png", hv), view
 
 
 def panel_text_and_view(

@@ -121,6 +121,9 @@ async def make_world(
             yield world
         finally:
             await world.stop_bot()
+        # (every picture the bot sent has its alt text: what a screen reader says of it)
+        assert [a.filename for a in fake.uploads() if a.filename.endswith(".png")
+                and not (a.description or "").startswith("Picture of ")] == []
 
 
 def table_of(w: World) -> Any:

@@ -1530,6 +1530,10 @@ class FakeDiscord:
         msgs = self.messages(channel, include_ephemeral=include_ephemeral)
         return msgs[-1] if msgs else None
 
+    def uploads(self) -> list[FakeAttachment]:
+        """Every file uploaded (by the bot: users upload none here), oldest first."""
+        return list(self._attachments.values())
+
     def dms(self, user: FakeUser) -> list[FakeMessage]:
         """Messages in the bot's DM channel with ``user``."""
         chan = self._dm_by_user.get(user.id)
@@ -2730,6 +2734,8 @@ class FakeDiscord:
     ) -> FakeAttachment:
         if len(data) > self.attachment_size_limit:
             raise ApiError(413, 40005, "Request entity too large")
+        if description is not None and len(description) > 1024:  # (the alt text's limit)
+            raise _invalid_form("attachments.description", "Must be 1024 or fewer in length.")
         att = FakeAttachment(self._snowflake(), filename, data, content_type, description)
         att.url = f"{self.base_url}{ATTACHMENT_PATH}/{channel_id}/{att.id}/{filename}"
         if content_type in (None, "application/octet-stream"):

@@ -659,10 +659,12 @@ async def _live_looking(w: World, table_id: int) -> tuple[Any, Any]:
     bot never kept (as when it stopped in the instant after sending them)."""
     from cogs.presenter import png
     from cogs.views import open_panel_view
+    from renderer.gallery import table_ofc_2_practice
 
     assert w.bot is not None
     channel = w.bot.get_partial_messageable(w.chan.id, guild_id=w.guild.id)
-    table = await channel.send("a table message", file=png(b"\x89PNG", "t.png"),
+    table = await channel.send("a table message",
+                               file=png(b"\x89PNG", "t.png", table_ofc_2_practice()),
                                view=open_panel_view(table_id))
     ping = await channel.send("🎯 your turn", view=open_panel_view(table_id))
     return w.fake._messages[table.id], w.fake._messages[ping.id]
