@@ -369,6 +369,9 @@ CLOSE_AFTER = "close_after"
 """In a closing table's ``extra``: the number of the hand the close was asked during (or after);
 a fantasyland that hand earns is still dealt and played (its players may not skip it), then the
 table closes: never more than that one hand (a stay in fantasyland does not keep it open)."""
+CLOSE_BY = "close_by"
+"""In a closing table's ``extra``: who asked for the close (the channel is told, when it closes
+a hand or two later, who closed it: players who were not watching then would not know)."""
 
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
@@ -1607,7 +1610,8 @@ class TableService:
             if t.hand is not None or self._fantasyland_due(t):  # (a fantasyland owed: the
                 # next hand comes on its own, then it closes)
                 t.row = await self.store.update_table(
-                    t.id, status="closing", extra={**t.row.extra, CLOSE_AFTER: t.row.hand_no},
+                    t.id, status="closing",
+                    extra={**t.row.extra, CLOSE_AFTER: t.row.hand_no, CLOSE_BY: user_id},
                     now=self.clock())
                 if t.hand is None:
                     text = ("The table will close after the fantasyland hand that is owed: the "
@@ -3031,8 +3035,12 @@ class TableService:
                     t.waiting = True
             t.deal_failed = deal_failed
         if closed:
-            await self.notifier.notice(t, "The table is closed. Thanks for playing!"
-                                       + await self._recap_after(t), ping=False)
+            by = t.row.extra.get(CLOSE_BY)
+            said = ("The table is closed. Thanks for playing!" if by is None else
+                    f"The table is closed, as <@{by}> asked during hand #"
+                    f"{t.row.extra.get(CLOSE_AFTER, t.row.hand_no)}: every stack went back to "
+                    "its owner's balance. Thanks for playing!")
+            await self.notifier.notice(t, said + await self._recap_after(t), ping=False)
             await self.notifier.table_changed(t)
             return
         if t.hand is not None:

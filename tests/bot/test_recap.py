@@ -59,7 +59,9 @@ async def test_none_before_the_first_hand_and_the_last_table_after_it_closed() -
     await finish_by_autoplay(svc)
     await until(lambda: t.id not in svc.tables)
     closing = notices(rec)[-1]
-    assert closing.startswith("The table is closed. Thanks for playing!\n📋 **Recap** — ofc, ")
+    assert closing.startswith(f"The table is closed, as <@{ALICE}> asked during hand #2: every "
+                              "stack went back to its owner's balance. Thanks for playing!\n"
+                              "📋 **Recap** — ofc, ")
     assert "2 hands" in closing
     assert await svc.recap(CH) == closing.split("\n", 1)[1]  # the channel's last table
     await svc.new_table(G, CH, BOB, "bob", variant="ofc")

@@ -84,7 +84,8 @@ async def test_a_manager_closes_another_hosts_table_mid_hand_and_every_unit_is_a
         assert a[1] == b[1] == 0 and a[0] + b[0] == 2000
         moved = t.last_result.units
         assert moved is not None and sum(moved) == 0 and moved[0] % 5 == 0
-        assert "The table is closed. Thanks for playing!" in public_texts(w)
+        assert (f"The table is closed, as <@{w.admin.id}> asked during hand #1: every stack went "
+                "back to its owner's balance. Thanks for playing!") in public_texts(w)
         assert await w.store.total_units(w.guild.id) == (2000, 2000)
         assert await w.store.verify_ledger() == []
         w.fake.assert_clean()

@@ -356,7 +356,9 @@ async def test_after_the_last_hand_the_notice_has_the_recap_and_pings_nobody() -
     await play_out(svc)
     await until(lambda: t.id not in svc.tables)
     closing = notices(rec)[-1]
-    assert closing.startswith("The table is closed. Thanks for playing!\n📋 **Recap** — ofc")
+    assert closing.startswith(f"The table is closed, as <@{ALICE}> asked during hand #1: every "
+                              "stack went back to its owner's balance. Thanks for playing!\n"
+                              "📋 **Recap** — ofc")
     assert rec.pings[-1] is False
     assert "\\<\\@999\\> \\@everyone" in closing and "\\*\\*bob\\*\\*" in closing
     assert not re.search(r"(?<!\\)[<@]", closing.split("\n", 1)[1].replace("<t:", ""))
@@ -478,7 +480,8 @@ async def test_a_store_that_fails_never_stops_a_close_nor_loses_units(
     await play_out(svc)
     await until(lambda: t.id not in svc.tables)
     await until(lambda: "Thanks for playing" in (notices(rec) or [""])[-1])
-    assert notices(rec)[-1] == "The table is closed. Thanks for playing!"
+    assert notices(rec)[-1] == (f"The table is closed, as <@{ALICE}> asked during hand #1: every "
+                                "stack went back to its owner's balance. Thanks for playing!")
     assert await store.balance(G, ALICE) + await store.balance(G, BOB) == 2000
     await done(svc, store)
     # everyone leaving
