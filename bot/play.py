@@ -10,6 +10,7 @@ written to a folder.
 from __future__ import annotations
 
 import argparse
+import codecs
 import io
 import os
 import random
@@ -33,7 +34,7 @@ from engine.board import ROW_SIZES, ROWS
 from engine.cards import SUIT_SYMBOLS, parse_cards, sort_cards
 from engine.evaluator import describe_value
 from engine.hand import Requirement
-from engine.notation import format_move, parse_move, sentence
+from engine.notation import format_move, parse_move, sentence, signed
 from engine.review import COMPARE_SIMULATIONS, describe_review, review
 from engine.rules import RulesError
 from engine.solver import check_fantasyland_cards, describe_solution, solve_fantasyland
@@ -475,31 +476,31 @@ class Game:
             a, b = escape(self.names[p.a]), escape(self.names[p.b])
             parts = []
             if p.rows is not None:
-                rows = " ".join(f"{ROWS[i]} {_signed(p.row_points[i])}" for i in range(3))
+                rows = " ".join(f"{ROWS[i]} {signed(p.row_points[i])}" for i in range(3))
                 parts.append(rows)
             if p.bonus:
                 label = ("scoop" if p.scoop and self.rules.scoop_bonus
                          else "more rows" if self.rules.overall_bonus else "bonus")
-                parts.append(f"{label} {_signed(p.bonus)}")
+                parts.append(f"{label} {signed(p.bonus)}")
             if p.royalty_points:
-                parts.append(f"royalties {_signed(p.royalty_points)}")
+                parts.append(f"royalties {signed(p.royalty_points)}")
             if p.natural_points:
-                parts.append(f"natural {_signed(p.natural_points)}")
+                parts.append(f"natural {signed(p.natural_points)}")
             if p.moon_points:
-                parts.append(f"moon {_signed(p.moon_points)}")
+                parts.append(f"moon {signed(p.moon_points)}")
             if p.surrender_points:
-                parts.append(f"surrender {_signed(p.surrender_points)}")
+                parts.append(f"surrender {signed(p.surrender_points)}")
             shown = ", ".join(parts)
             # the note adds what the parts do not say ("both fouled", "foul"), not "surrender"
             # after "surrender -3" or "natural" after "natural +3"
             note = f" [dim]({p.note})[/]" if p.note and p.note not in shown else ""
             self.say(f"    {a} vs {b}: {shown or 'nothing'}{note} → "
-                     f"[bold]{_signed(p.total)}[/] to {a}")
+                     f"[bold]{signed(p.total)}[/] to {a}")
         self.say("  [bold]Points[/]")
         for seat in range(hand.n):
             self.totals[seat] += s.totals[seat]
-            self.say(f"    {escape(self.names[seat]):<12} {_signed(s.totals[seat]):>5}   "
-                     f"[dim]total {_signed(self.totals[seat])}[/]")
+            self.say(f"    {escape(self.names[seat]):<12} {signed(s.totals[seat]):>5}   "
+                     f"[dim]total {signed(self.totals[seat])}[/]")
         for seat, cards in enumerate(hand.fantasyland_next):
             if cards:
                 who = "You go" if seat == 0 else f"{escape(self.names[seat])} goes"
@@ -534,7 +535,7 @@ class Game:
             self.say()
             self.say("[bold]Session totals[/]")
             for seat in range(n):
-                self.say(f"    {escape(self.names[seat]):<12} {_signed(self.totals[seat]):>5}")
+                self.say(f"    {escape(self.names[seat]):<12} {signed(self.totals[seat]):>5}")
         self.say(self.replay_hint())
         return 0
 
@@ -557,16 +558,33 @@ class Game:
             self.human_act(hand, 0)
 
 
+PLAIN = {"−": "-", "–": "-", "—": "-", "·": "-", "…": "...", "→": "->", "✗": "x", "═": "=",
+         "─": "-", "│": "|", "’": "'", "“": '"', "”": '"'}
+"""What an output that cannot show these characters gets instead (else '?')."""
+
+
+def _plain(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    return "".join(PLAIN.get(c, "?") for c in err.object[err.start:err.end]), err.end
+
+
+codecs.register_error("ofc-plain", _plain)
+
+
+def _plain_where_needed(stdout: TextIO) -> None:
+    """An output that cannot show a character (an ASCII terminal: ♦, ═, the minus sign of
+    ``−2``) gets its plain stand-in (``PLAIN``) or '?', never an error."""
+    if isinstance(stdout, io.TextIOWrapper):
+        stdout.reconfigure(errors="ofc-plain")
+
+
 def _can_show(console: Console, text: str) -> bool:
     try:
         text.encode(console.encoding or "utf-8")
     except (UnicodeEncodeError, LookupError):
         return False
     return True
-
-
-def _signed(n: int) -> str:
-    return f"+{n}" if n > 0 else str(n)
 
 
 def _row_value(row: Sequence[Card]) -> int:
@@ -658,8 +676,7 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
     # a closed standard input (``<&-``) is an input that has ended
     stdin = stdin if stdin is not None else sys.stdin or io.StringIO()
     stdout = stdout if stdout is not None else sys.stdout
-    if isinstance(stdout, io.TextIOWrapper):  # a terminal that cannot show ♦ or ═ gets '?'
-        stdout.reconfigure(errors="replace")
+    _plain_where_needed(stdout)
     if isinstance(stdin, io.TextIOWrapper):  # bytes not in its encoding: '?', not a crash
         stdin.reconfigure(errors="replace")
     # a terminal gets lines wrapped to its width (between words); a pipe or a file gets them
@@ -763,6 +780,7 @@ def solve_main(argv: list[str] | None = None, stdout: TextIO | None = None) -> i
         print(f"ofc-bot solve: {exc}", file=sys.stderr)
         return 2
     solution = solve_fantasyland(cards, rules)
+    _plain_where_needed(out)
     print(f"The best setting of {len(cards)} cards ({rules.variant}, exact):", file=out)
     for line in describe_solution(solution, rules):
         print(f"  {line}", file=out)

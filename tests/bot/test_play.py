@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.play import main
+from bot.play import main, solve_main
 from engine import Card, Hand, Rules
 
 FAST = ["--sims", "12", "--no-images"]
@@ -217,7 +217,7 @@ def test_fantasyland_practice_and_carry_over(capsys: pytest.CaptureFixture[str])
 def test_table_options(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["--variant", "chinese", "--option", "surrender=5", "--option", "dragon=0",
                      "--seed", "t9", *FAST], ["surrender", "quit"])
-    assert code == 0 and "surrender -5" in out and "Bot 1           +5" in out
+    assert code == 0 and "surrender −5" in out and "Bot 1           +5" in out
     assert "(surrender)" not in out  # the pair says it once
     for bad, says in ((["--option", "strict_top"], "is not an option"),
                       (["--option", "colour=red"], "is not an option"),
@@ -251,12 +251,37 @@ def test_a_terminal_that_is_not_utf8() -> None:
     assert main(FAST, stdin=stdin, stdout=stdout) == 0
     stdout.flush()
     text = raw.getvalue().decode("ascii")
-    assert "OFC Table ? ofc" in text and "Bye." in text  # '·' shown as '?', no crash
+    assert "OFC Table - ofc" in text and "Bye." in text  # '·' shown as '-', no crash
     # the card error's hint names the suit letters only, not "or ????"
     assert "'Zz' is not a card" in text and "(c, d, h, s)" in text and "????" not in text
     # the cards are written with suit letters, the empty slots with dots
     assert re.search(r"Your cards: ([2-9TJQKA][cdhs] ){4}[2-9TJQKA][cdhs]", text), text
     assert "top     .. .. .." in text
+
+
+def test_an_ascii_terminal_gets_plain_stand_ins_not_question_marks() -> None:
+    """Numbers are signed as in Discord (``−5``, a real minus sign) where the terminal shows
+    it; an ASCII one gets ``-5`` (and ``-`` for ``·``), never '?' nor an error."""
+    raw = io.BytesIO()
+    stdout = io.TextIOWrapper(raw, encoding="ascii")
+    stdin = io.StringIO("surrender\nquit\n")
+    assert main(["--variant", "chinese", "--option", "surrender=5", "--seed", "t9", *FAST],
+                stdin=stdin, stdout=stdout) == 0
+    stdout.flush()
+    text = raw.getvalue().decode("ascii")
+    assert "surrender -5" in text and re.search(r"You +-5 +total -5", text), text
+    assert "OFC Table - chinese - you against 1 bot" in text
+
+
+def test_solve_on_an_ascii_terminal() -> None:
+    """Was a defect (fixed): ``ofc-bot solve`` on a terminal that cannot show '·' stopped with
+    a UnicodeEncodeError after solving; it now writes '-' for it."""
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    assert solve_main("Qh Qd Qs Kh Kd Ks 4c 3d 9c Tc Jc 2c 8c".split(), stdout=out) == 0
+    out.flush()
+    text = raw.getvalue().decode("ascii")
+    assert "top Qs Qh Qd (three queens) - middle Ks Kh Kd 3d 2c (three kings) - bottom" in text
 
 
 def test_huge_option_numbers_are_refused_not_a_crash(capsys: pytest.CaptureFixture[str]) -> None:

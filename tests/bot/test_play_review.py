@@ -48,17 +48,22 @@ def visible(text: str) -> str:
     return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf"))
 
 
+def _int(text: str) -> int:
+    """A signed number as the game writes it (``+3``, ``−2``: a real minus sign)."""
+    return int(text.replace("−", "-"))
+
+
 def showdown_points(out: str) -> list[dict[str, int]]:
     """Each showdown's points per player, checked against its pair lines."""
     results = []
     for block in out.split("Showdown, hand ")[1:]:
         block = block.split("═══")[0].split("Session totals")[0]
-        points = {name.strip(): int(value) for name, value in
-                  re.findall(r"^    (.{12}) +([+-]?\d+)   ", block, re.M)}
+        points = {name.strip(): _int(value) for name, value in
+                  re.findall(r"^    (.{12}) +([+−]?\d+)   ", block, re.M)}
         from_pairs = dict.fromkeys(points, 0)
-        for a, b, total in re.findall(r"^    (.+?) vs (.+?): .* → ([+-]?\d+) to ", block, re.M):
-            from_pairs[a] += int(total)
-            from_pairs[b] -= int(total)
+        for a, b, total in re.findall(r"^    (.+?) vs (.+?): .* → ([+−]?\d+) to ", block, re.M):
+            from_pairs[a] += _int(total)
+            from_pairs[b] -= _int(total)
         assert from_pairs == points, block
         results.append(points)
     return results
@@ -294,7 +299,7 @@ def test_chinese_natural_declared_and_refused() -> None:
 def test_chinese_surrender_against_a_natural_pays_the_surrender_only() -> None:
     code, out = run(["--variant", "chinese", "--seed", "70", *FAST], ["surrender"])
     assert code == 0
-    assert "You vs Bot 1: surrender -3 → -3 to You" in out
+    assert "You vs Bot 1: surrender −3 → −3 to You" in out
     assert "Bot 1 natural: three flushes" in out  # revealed at the showdown
     assert showdown_points(out) == [{"You": -3, "Bot 1": 3}]
 
@@ -308,8 +313,8 @@ def test_every_showdown_sums_to_zero_and_matches_its_pairs(variant: str, bots: i
     assert len(hands) == 2
     for points in hands:
         assert len(points) == bots + 1 and sum(points.values()) == 0, points
-    totals = {name.strip(): int(v) for name, v in
-              re.findall(r"^    (.{12}) +([+-]?\d+)$", out.split("Session totals")[1], re.M)}
+    totals = {name.strip(): _int(v) for name, v in
+              re.findall(r"^    (.{12}) +([+−]?\d+)$", out.split("Session totals")[1], re.M)}
     assert totals == {k: hands[0][k] + hands[1][k] for k in hands[0]}
 
 
