@@ -209,7 +209,7 @@ def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
         parts = [f"{mark} {_as_typed(p.name) or 'Player'} {points}{units}",
                  plural(p.hands, "hand")]
         if p.fantasylands:
-            parts.append(f"🌴 {p.fantasylands}")
+            parts.append(f"🌴 {plural(p.fantasylands, 'fantasyland')}")
         if p.fouls:
             parts.append(plural(p.fouls, "foul"))
         parts.append(f"best hand {signed(p.best)}")
@@ -1746,11 +1746,12 @@ class TableService:
 
     async def _warn_idle(self, t: TableState, idle: float, left: float) -> None:
         """Tell the channel (pinging its seated players) that nothing happened for ``idle``
-        seconds and the table closes in ``left`` unless something happens before."""
+        seconds and the table closes in ``left`` unless something happens before (a Discord
+        timestamp: it counts down when the warning is read later)."""
         who = " ".join(f"<@{s.user_id}>" for s in t.humans)
         await self.notifier.notice(
             t, f"⏳ {who + ': ' if who else ''}nothing has happened here for "
-            f"{_about(idle, past=True)}, so this table closes in {_about(left)}"
+            f"{_about(idle, past=True)}, so this table closes <t:{int(self.clock() + left)}:R>"
             " (every stack back to its owner's balance) unless a hand is dealt or someone sits "
             "down or in (`/ofc start`, `/ofc join`, `/ofc sitin`).")
 

@@ -699,7 +699,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         # ("1." starting a line is a list Discord numbers again: two tied firsts read 1, 2)
         text = re.sub(r"(?m)^(\d+)\. ", r"\1\\. ", describe_leaderboard(for_message(view)))
         first, *rest = split_message(text)
-        await interaction.followup.send(first, file=png(data, "leaderboard.png", view))
+        await interaction.followup.send(first, file=png(data, "leaderboard.png", view,
+                                                        bool(rest)))
         for more_text in rest:  # (long names with markdown: every row still in the text)
             await interaction.followup.send(more_text)
 

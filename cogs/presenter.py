@@ -32,7 +32,8 @@ from bot.service import (
 from bot.stopping import stop_tasks
 from bot.store import HandResult
 from engine import Board, Hand, Rules
-from engine.cards import cards_from_json
+from engine.board import ROW_SIZES, ROWS
+from engine.cards import cards_from_json, cards_text
 from engine.hand import Requirement
 from engine.notation import signed, signed_amount
 from engine.review import describe_review
@@ -286,6 +287,18 @@ def hand_view(p: PanelState, variant: str, deadline: float | None = None,
     )
 
 
+def _rows_with_choices(p: PanelState) -> list[str]:
+    """The panel's board, row by row, with the cards chosen for a row before Confirm counted in
+    its room (``top: - + chosen Qh Qd Qs (3/3)``), as its picture draws them there."""
+    out = p.board.describe_rows()
+    for r, (name, row, size) in enumerate(zip(ROWS, p.board.rows, ROW_SIZES, strict=True)):
+        chosen = [c for c, to in p.draft.assigned if to == r]
+        if chosen:
+            out[r] = (f"{name}: {cards_text(row) or '-'} + chosen {cards_text(chosen)} "
+                      f"({len(row) + len(chosen)}/{size})")
+    return out
+
+
 def panel_text(p: PanelState, variant: str, deadline: float | None = None,
                rules: Rules | None = None) -> str:
     req = p.requirement
@@ -307,11 +320,15 @@ def panel_text(p: PanelState, variant: str, deadline: float | None = None,
                          + " — press a row.")
         lines.append("Pick cards in the menu, press a row, then **Confirm**. "
                      "Nothing is final until Confirm.")
+        if req.is_set:  # (seven menus and buttons against the clock; a DM takes no commands)
+            lines.append("Quicker: type the whole set with `/ofc place` in the table's channel: "
+                         "three of your cards then `top`, five then `middle`, five then `bottom`"
+                         + (", the rest then `discard`." if req.discard else "."))
         if variant == "chinese" and req.is_set and not p.fantasyland and p.can_declare:
             lines.append("Holding a natural (`/ofc rules` lists this table's)? Declare it with "
                          "`/ofc declare` instead of setting.")
     royalties = sum(live_royalties(p.board, variant, rules))  # (as the picture's badges)
-    lines.append("Board — " + " | ".join(p.board.describe_rows())
+    lines.append("Board — " + " | ".join(_rows_with_choices(p))
                  + (f" (royalties {royalties})" if royalties else ""))
     if p.discards:  # (chinese has none: a surrendered hand is kept as its discards)
         lines.append(("Your surrendered cards (only you see them): " if variant == "chinese"
@@ -368,13 +385,14 @@ async def past_hand_payload(past: PastHand, frame: int, heading: str) -> tuple[
         view = showdown_view(r, title_of(r.rules.variant, past.stake, r.practice), past.stake)
         data = await render(render_showdown, view, four_colour=past.four_colour)
         lines = [heading, *showdown_lines(r, view, past.stake)]
-        return (split_message("\n".join(lines)),
-                png(data, f"showdown-hand-{r.hand_no}.png", view))
+        parts = split_message("\n".join(lines))
+        return parts, png(data, f"showdown-hand-{r.hand_no}.png", view, len(parts) > 1)
     table = round_view(past, frame - 1)
     data = await render(render_table, table, four_colour=past.four_colour)
     text = (f"{heading.rstrip(':')} — round {table.street} of {table.streets} (replay):\n"
             f"```\n{describe_table(for_message(table))}\n```")
-    return split_message(text), png(data, f"hand-{r.hand_no}-round-{table.street}.png", table)
+    parts = split_message(text)
+    return parts, png(data, f"hand-{r.hand_no}-round-{table.street}.png", table, len(parts) > 1)
 
 
 def showdown_lines(r: ShowdownResult, view: ShowdownView, stake: int) -> list[str]:
@@ -416,10 +434,11 @@ def _names(r: ShowdownResult, seats: list[int]) -> str:
     return ", ".join(f"**{md(r.names[i])}**" for i in seats)
 
 
-def png(data: bytes, name: str, view: Picture) -> discord.File:
+def png(data: bytes, name: str, view: Picture, continued: bool = False) -> discord.File:
     """A picture of ``view`` as an attachment, with its alt text (what a screen reader says of
-    it: ``renderer.alt_text``)."""
-    return discord.File(io.BytesIO(data), filename=name, description=alt_text(view))
+    it: ``renderer.alt_text``; ``continued``: its text twin goes on in the next message)."""
+    return discord.File(io.BytesIO(data), filename=name,
+                        description=alt_text(view, continued))
 
 
 async def render(
@@ -493,7 +512,7 @@ def result_summary(r: HandResult, practice: str = "", units: bool = True) -> str
         counted += f", {signed(r.ranked_points)} vs humans"
     tag = " (surrendered)" if r.surrendered else " (foul)" if r.fouled else ""
     tag += f" ({r.natural})" if r.natural else ""
-    tag += " 🌴" if r.fantasyland else ""
+    tag += " 🌴 fantasyland" if r.fantasyland else ""
     return f"{signed_amount(r.points, 'pt')}{counted}{tag}"
 
 
@@ -737,13 +756,17 @@ class Presenter:
         deadline = t.deadlines.get(hs) if hs is not None else None
         # a Discord timestamp counts down live in every client
         clock = f"time runs out <t:{int(deadline)}:R>" if deadline else f"{seconds} s"
+        short = t.rules.away_timer and any(  # (a clock ran out for them this hand)
+            (h := t.hand_seat_of(seat_no)) is not None and h in t.away for seat_no in seats)
+        more = (" A short clock after a timeout: `/ofc sitin` gives the whole clock back now."
+                if short else "")
         async with _lock(self._ping_locks, t.id):
             await self._drop_pings_from_before(t)
             await self._drop_last_ping(t)
             with table_channel(t):
                 self._last_ping[t.id] = await self.channel(t).send(
                     f"🎯 {', '.join(mentions)}: your turn — {what} ({clock}). "
-                    "Press **Open my panel** or use `/ofc place`.",
+                    "Press **Open my panel** or use `/ofc place`." + more,
                     view=open_panel_view(t.id),
                 )
 
@@ -801,7 +824,7 @@ class Presenter:
         channel = self.channel(t)
         from .views import showdown_buttons  # (views draw with this module)
 
-        file = png(data, f"showdown-{t.id}-{r.hand_no}.png", view)
+        file = png(data, f"showdown-{t.id}-{r.hand_no}.png", view, bool(rest))
         with table_channel(t):
             # (every hand set at once: no rounds to replay, but a review)
             await channel.send(first, file=file,

@@ -16,6 +16,7 @@ import discord
 
 from bot.service import HandReview, PanelState, PastHand, ServiceError, Stale, TableState
 from bot.store import PlayerHand
+from engine.board import ROWS
 from engine.notation import signed_amount
 
 from .presenter import (
@@ -176,7 +177,11 @@ def panel_view(state: PanelState, variant: str) -> discord.ui.View:
     ):
         if action == "discard" and req.discard == 0:
             continue
-        view.add_item(PanelButton(base, action, label, style, disabled=not state.draft.selected))
+        # (a row its chosen cards fill is dimmed: pressing it could only say it is full)
+        row = ROWS.index(action) if action != "discard" else 3
+        full = row < 3 and req.free[row] <= sum(1 for _, r in state.draft.assigned if r == row)
+        view.add_item(PanelButton(base, action, label, style,
+                                  disabled=not state.draft.selected or full))
     view.add_item(PanelButton(base, "undo", "Undo", discord.ButtonStyle.secondary,
                               disabled=not (state.draft.selected or state.draft.assigned)))
     ready = len([c for c, r in state.draft.assigned if r < 3]) == req.place
@@ -354,7 +359,9 @@ class ReplayButton(
 
     def __init__(self, table_id: int, hand_no: int, frame: int, role: str,
                  disabled: bool = False) -> None:
-        label = {"p": "◀", "n": "▶"}[role] if disabled else _REPLAY_LABELS[role].format(frame)
+        # (dimmed at either end, it still says what it is: "◀ No earlier round")
+        label = ({"p": "◀ No earlier round", "n": "No later round ▶"}[role] if disabled
+                 else _REPLAY_LABELS[role].format(frame))
         super().__init__(discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, disabled=disabled,
             custom_id=f"ofc:rp:{table_id}:{hand_no}:{frame}:{role}",

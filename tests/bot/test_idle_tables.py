@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -333,6 +334,14 @@ async def test_no_close_while_discord_is_out_of_reach_nor_in_the_hour_after() ->
     await store.close()
 
 
+def closes_in(text: str, clock: Clock) -> float:
+    """The seconds left that a warning's Discord timestamp says (``closes <t:N:R>``: it counts
+    down when the warning is read later)."""
+    found = re.search(r"closes <t:(\d+):R>", text)
+    assert found, text
+    return int(found[1]) - clock()
+
+
 def warnings(rec: Recorder) -> list[tuple[str, bool]]:
     """The idle warnings posted, each with whether it pinged."""
     return [(text, ping) for (kind, text), ping in zip(
@@ -348,10 +357,12 @@ async def test_the_channel_is_warned_once_an_hour_before_and_the_players_pinged(
     assert await svc.close_idle() == [] and warnings(rec) == []
     clock.offset += 0.11 * HOUR  # (the look comes every minute: about an hour before)
     assert await svc.close_idle() == []
-    assert warnings(rec) == [(
-        f"⏳ <@{ALICE}> <@{BOB}>: nothing has happened here for 23 hours, so this table closes "
-        "in 1 hour (every stack back to its owner's balance) unless a hand is dealt or someone "
-        "sits down or in (`/ofc start`, `/ofc join`, `/ofc sitin`).", True)]  # (no bot named)
+    [(said, pinged)] = warnings(rec)
+    assert pinged and re.fullmatch(
+        rf"⏳ <@{ALICE}> <@{BOB}>: nothing has happened here for 23 hours, so this table closes "
+        r"<t:\d+:R> \(every stack back to its owner's balance\) unless a hand is dealt or "
+        r"someone sits down or in \(`/ofc start`, `/ofc join`, `/ofc sitin`\)\.", said)
+    assert 0.8 * HOUR < closes_in(said, clock) <= HOUR  # (no bot named; about an hour)
     clock.offset += 0.5 * HOUR
     assert await svc.close_idle() == [] and len(warnings(rec)) == 1  # once
     clock.offset += 0.5 * HOUR
@@ -387,8 +398,9 @@ async def test_a_short_idle_time_warns_a_quarter_of_it_before() -> None:
     assert await svc.close_idle() == [] and warnings(rec) == []
     clock.offset += 0.05 * HOUR + 1
     assert await svc.close_idle() == []
-    assert "nothing has happened here for 45 minutes, so this table closes in 15 minutes" in \
+    assert "nothing has happened here for 45 minutes, so this table closes <t:" in \
         warnings(rec)[0][0]
+    assert abs(closes_in(warnings(rec)[0][0], clock) - 0.25 * HOUR) < 3
     clock.offset += 0.25 * HOUR
     assert await svc.close_idle() == [t]
     await svc.shutdown()
@@ -407,7 +419,8 @@ async def test_after_a_restart_the_warning_tells_the_close_an_hour_later(tmp_pat
     await svc.load_tables()
     await svc.resume()
     assert await svc.close_idle() == []
-    assert [w for w in warnings(rec) if "for 72 hours, so this table closes in 1 hour" in w[0]]
+    said = [w for w, _ in warnings(rec) if "for 72 hours, so this table closes <t:" in w]
+    assert said and abs(closes_in(said[0], clock) - HOUR) < 3
     clock.offset += 0.5 * HOUR
     assert await svc.close_idle() == [] and len(warnings(rec)) == 1
     clock.offset += 0.51 * HOUR
@@ -449,10 +462,11 @@ async def test_no_close_without_its_warning_whatever_idle_hours_does() -> None:
     clock.offset += 10 * HOUR
     await svc.update_settings(G, True, idle_hours=2)  # 10 hours idle already
     assert await svc.close_idle() == []
-    assert warnings(rec)[-1][0].endswith(
-        "nothing has happened here for 10 hours, so this table closes in 30 minutes (every "
-        "stack back to its owner's balance) unless a hand is dealt or someone sits down or in "
-        "(`/ofc start`, `/ofc join`, `/ofc sitin`).")
+    assert re.search(
+        r"nothing has happened here for 10 hours, so this table closes <t:\d+:R> \(every "
+        r"stack back to its owner's balance\) unless a hand is dealt or someone sits down or in "
+        r"\(`/ofc start`, `/ofc join`, `/ofc sitin`\)\.$", warnings(rec)[-1][0])
+    assert abs(closes_in(warnings(rec)[-1][0], clock) - 0.5 * HOUR) < 3
     clock.offset += 0.4 * HOUR
     assert await svc.close_idle() == []
     await svc.update_settings(G, True, idle_hours=1)  # lowered after the warning
@@ -471,7 +485,7 @@ async def test_no_close_without_its_warning_whatever_idle_hours_does() -> None:
     assert await svc.close_idle() == [] and t.id in svc.tables  # 4.1 h: not at the old time
     clock.offset += 2.9 * HOUR
     assert await svc.close_idle() == [] and len(warnings(rec)) == 3  # 7 h: warned again
-    assert "closes in 1 hour" in warnings(rec)[-1][0]
+    assert abs(closes_in(warnings(rec)[-1][0], clock) - HOUR) < 3
     clock.offset += 1.1 * HOUR
     assert await svc.close_idle() == [t]
     await svc.shutdown()

@@ -100,8 +100,8 @@ def test_the_lines_medals_ties_units_and_names_as_typed() -> None:
     lines = recap_lines(svc_row, recap, closed=True)
     assert lines[0] == ("📋 **Recap** — ofc, 2 units per point · 12 hands, <t:1700000000:f> to "
                         "<t:1700003600:t>")
-    assert lines[1] == ("🥇 Sam \\*the\\* \\<\\@5\\> +30 points (+60 units) · 12 hands · 🌴 2 · "
-                        "1 foul · best hand +24")
+    assert lines[1] == ("🥇 Sam \\*the\\* \\<\\@5\\> +30 points (+60 units) · 12 hands · "
+                        "🌴 2 fantasylands · 1 foul · best hand +24")
     assert lines[2] == "🥇 Ada \\(bot\\) +30 points · 12 hands · best hand +12"  # (tied: shared)
     assert lines[3] == "🥉 Kim −1 point (−2 units) · 12 hands · 3 fouls · best hand +6"
     assert lines[4].startswith("4\\. Lee −59 points (−58 units) · 5 hands")  # ("4." would be a

@@ -396,11 +396,11 @@ def test_a_hand_that_moved_no_units_says_none() -> None:
     from cogs.views import my_hand_line
 
     won = HandResult(user_id=1, seat_no=0, name="a", points=7, units=14, fantasyland=True)
-    assert result_summary(won) == "+7 pts, +14 u 🌴"
-    assert result_summary(replace(won, units=0), units=False) == "+7 pts 🌴"
+    assert result_summary(won) == "+7 pts, +14 u 🌴 fantasyland"
+    assert result_summary(replace(won, units=0), units=False) == "+7 pts 🌴 fantasyland"
     assert result_summary(replace(won, units=0, counted=False), " (practice)",
-                          units=False) == "+7 pts (practice) 🌴"
-    for stake, said in ((2, "+7 pts, +14 u 🌴"), (0, "+7 pts 🌴")):
+                          units=False) == "+7 pts (practice) 🌴 fantasyland"
+    for stake, said in ((2, "+7 pts, +14 u 🌴 fantasyland"), (0, "+7 pts 🌴 fantasyland")):
         line = my_hand_line(PlayerHand(table_id=1, channel_id=5, number=3, variant="ofc",
                                        stake=stake, finished_at=0.0,
                                        result=won if stake else replace(won, units=0)))

@@ -154,7 +154,7 @@ async def test_a_closed_tables_hand_and_a_practice_hand_are_listed(tmp_path: Any
                                   user_id=w.bob.id, seat_no=0, name="bob", points=7, units=0,
                                   fouled=False, fantasyland=True, counted=False))
         assert my_hand_line(practice) == (
-            f"**#3** in <#{w.chan.id}> · ofc · <t:0:f> — +7 pts (practice) 🌴")
+            f"**#3** in <#{w.chan.id}> · ofc · <t:0:f> — +7 pts (practice) 🌴 fantasyland")
         w.fake.assert_clean()
 
 

@@ -149,7 +149,8 @@ async def test_the_buttons_replay_a_hand_round_by_round_without_the_discards(
             cards = {c for board in final for c in named(m.content, board)}
             seen.append(len(cards))
             assert [b["label"] for b in m.buttons()] == [
-                "◀" if k == 1 else f"◀ Round {k - 1}", "▶" if k == 5 else f"Round {k + 1} ▶",
+                "◀ No earlier round" if k == 1 else f"◀ Round {k - 1}",
+                "No later round ▶" if k == 5 else f"Round {k + 1} ▶",
                 "🏁 Showdown"]
             assert ("end of the hand" in m.content) == (k == 5)
             if k < 5:
@@ -205,7 +206,7 @@ async def test_replay_under_the_posted_showdown_answers_the_clicker_privately(
         assert m is not None and m.ephemeral and m.is_visible_to(w.dave)
         assert not m.is_visible_to(w.alice) and m.id != live.id
         assert re.match(r"Hand #1, <t:\d+:f> — round 1 of 5 \(replay\):", m.content)
-        assert [b["label"] for b in m.buttons()] == ["◀", "Round 2 ▶", "🏁 Showdown"]
+        assert [b["label"] for b in m.buttons()] == ["◀ No earlier round", "Round 2 ▶", "🏁 Showdown"]
         click = await w.click(w.dave, m, label="Round 2 ▶")
         assert "round 2 of 5" in (click.content or "")
         assert not named(click.content or "", discards)

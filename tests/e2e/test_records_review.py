@@ -295,9 +295,9 @@ async def test_history_of_a_table_with_no_hand_and_of_long_names_split_by_lines(
         messages[-1] = messages[-1].removesuffix("\n" + hint)
         for m in messages:  # every message starts a hand and ends one whole
             assert m.startswith("**#") and m.count("\n") == len(m.split("\n")) - 1
-            assert m.split("\n")[-1].rstrip().endswith("🌴")
+            assert m.split("\n")[-1].rstrip().endswith("🌴 fantasyland")
         assert all("(surrendered)" in ln and "(foul)" not in ln for ln in lines)
-        assert all(ln.count("(dragon) 🌴") == 3 for ln in lines)
+        assert all(ln.count("(dragon) 🌴 fantasyland") == 3 for ln in lines)
 
 
 async def test_a_tie_at_the_last_place_shown_is_not_cut() -> None:

@@ -96,7 +96,7 @@ async def test_an_idle_table_closes_in_the_channel(tmp_path: Any) -> None:
         # warned first (no table closes without it; under load 0.3 s could pass without the
         # idle check's turn, and the close came the warning's lead after the clock's next jump)
         await w.fake.wait_for_message(
-            w.chan, lambda m: "so this table closes in" in (m.content or ""), timeout=10,
+            w.chan, lambda m: "so this table closes <t:" in (m.content or ""), timeout=10,
             include_existing=True)
         assert table_of(w).row.status == "open"
         w.clock.offset += 0.2 * 3600
@@ -135,11 +135,12 @@ async def test_the_channel_is_warned_before_an_idle_close(tmp_path: Any) -> None
         w.clock.offset += 0.06 * 3600
         warning = await w.fake.wait_for_message(
             w.chan, lambda m: "⏳" in (m.content or ""), timeout=10, include_existing=True)
-        assert re.fullmatch(
+        said = re.fullmatch(
             f"⏳ <@{w.alice.id}> <@{w.bob.id}>: nothing has happened here for 1 hour, so this "
-            r"table closes in (29|30) minutes \(every stack back to its owner's balance\) unless "
+            r"table closes <t:(\d+):R> \(every stack back to its owner's balance\) unless "
             r"a hand is dealt or someone sits down or in \(`/ofc start`, `/ofc join`, "
-            r"`/ofc sitin`\)\.", warning.content or ""), warning.content
+            r"`/ofc sitin`\)\.", warning.content or "")
+        assert said and 29 * 60 - 3 < int(said[1]) - w.clock() <= 30 * 60, warning.content
         assert warning.pinged == [w.alice.id, w.bob.id]
         await asyncio.sleep(0.3)
         assert len([m for m in w.fake.messages(w.chan) if "⏳" in (m.content or "")]) == 1
@@ -200,7 +201,7 @@ async def test_the_gateway_lost_and_back_reaches_the_idle_close(tmp_path: Any) -
         await asyncio.sleep(0.3)
         assert table_of(w).row.status == "open"  # (the hour after)
         await w.fake.wait_for_message(  # warned at once: it closes in an hour
-            w.chan, lambda m: "for 30 hours, so this table closes in 1 hour" in (m.content or ""),
+            w.chan, lambda m: "for 30 hours, so this table closes <t:" in (m.content or ""),
             timeout=10, include_existing=True)
         w.clock.offset += 1.1 * 3600
         await w.fake.wait_for_message(

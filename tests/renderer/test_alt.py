@@ -14,6 +14,7 @@ import pytest
 from engine import DECK
 from renderer import (
     ALT_LIMIT,
+    HandView,
     alt_text,
     describe_hand,
     describe_leaderboard,
@@ -46,9 +47,12 @@ def test_alt_text_names_the_picture_and_its_twins_heading_and_no_card(name: str)
     make, describe, what = VIEWS[name]
     view = make()
     alt = alt_text(view)
-    heading = describe(view).split("\n", 1)[0].rstrip(".")
+    # (a hand's time left is not said: the alt text never changes, the clock does)
+    shown = replace(view, time_left=None) if isinstance(view, HandView) else view
+    heading = describe(shown).split("\n", 1)[0].rstrip(".")
     assert alt.startswith(f"Picture of {what}: {heading}. The message's text has ")
     assert alt.endswith(".") and "\n" not in alt and len(alt) <= ALT_LIMIT
+    assert not re.search(r"\d:\d\d left", alt)
     assert not CARD.search(alt) and not re.search("[♣♦♥♠]", alt)  # (the twin beside it names them; a table's hidden ones never)
 
 
@@ -63,3 +67,11 @@ def test_an_endless_name_is_cut_to_discords_limit() -> None:
     assert len(alt) == ALT_LIMIT and "…. The message's text has every figure" in alt
     long_table = replace(g.table_ofc_4(), title="T" * 3000)
     assert len(alt_text(long_table)) == ALT_LIMIT
+
+
+def test_a_twin_continued_in_more_messages_is_said_so() -> None:
+    """A showdown of four long names goes on in a second message: its alt text says the
+    text is there too (it said "the message's text has every ... result")."""
+    alt = alt_text(g.showdown_ofc_4(), continued=True)
+    assert alt.endswith(". The text of this message and those after it has every board, "
+                        "royalty and result.")
