@@ -3,7 +3,9 @@
 Street decisions use the AI (``engine.ai``) at its easy settings with a fixed number of
 simulations, seeded from the hand's seed, the length of its log and the seat, so a timeout's move
 is reproducible.  A move that completes the board is chosen exactly, a clean board before any
-fouled one, so the last decision never fouls when a clean board is possible.  Whole sets
+fouled one, so the last decision never fouls when a clean board is possible; a move that leaves
+one or two free slots is checked exactly too (``EXACT_SLOTS``): it leaves a clean finish
+whenever another move does.  Whole sets
 (fantasyland, chinese) use the exact solver (``engine.solver``), else ``greedy_set``.  Only what
 the seat may see is used.  Should the AI ever fail, the older scorer here (a few random
 completions of the board per move, exact on the last street) takes over.
@@ -14,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import combinations, product
+from itertools import combinations, permutations, product
 from typing import TYPE_CHECKING
 
 from .board import ROW_SIZES, Board
@@ -112,14 +114,50 @@ def choose_placement(hand: Hand, seat: int, req: Requirement, plain: bool = Fals
             return _greedy_move(req.cards)
         return choose_set(list(req.cards), hand, seat)
     if plain:
-        return _scored_placement(hand, seat, req)
+        return _kept_clean(hand, seat, req, _scored_placement(hand, seat, req))
     rng = random.Random(f"{hand.seed}/{len(hand.log)}/{seat}")
     try:
         from .ai import choose_move
 
-        return choose_move(hand, seat, "easy", rng=rng, simulations=AUTOPLAY_SIMULATIONS)
+        move = choose_move(hand, seat, "easy", rng=rng, simulations=AUTOPLAY_SIMULATIONS)
     except Exception:  # pragma: no cover - a timeout must always produce a move
-        return _scored_placement(hand, seat, req)
+        move = _scored_placement(hand, seat, req)
+    return _kept_clean(hand, seat, req, move)
+
+
+EXACT_SLOTS = 2
+"""A move that leaves this many free slots or fewer is checked exactly: it must leave some clean
+finish when another move does (sampled futures can all foul after two moves alike, and the
+tie-break then chose the one after which every finish fouls)."""
+
+
+def clean_finish_exists(board: Board, unseen: Sequence[Card], rules: Rules | None) -> bool:
+    """Some of the ``unseen`` cards fill ``board``'s free slots without a foul."""
+    slots = [r for r in range(3) for _ in range(ROW_SIZES[r] - len(board.rows[r]))]
+    if not slots:
+        return not board.is_foul(rules)
+    return any(not board.place(list(zip(combo, slots, strict=True))).is_foul(rules)
+               for combo in permutations(unseen, len(slots)))
+
+
+def _kept_clean(hand: Hand, seat: int, req: Requirement, move: Move) -> Move:
+    """``move``, unless it leaves at most ``EXACT_SLOTS`` free slots and no clean finish while
+    another move leaves one: then the best of those by sampled finishes (RULES.md: the clock's
+    play never fouls when a legal completion exists)."""
+    board = hand.boards[seat]
+    after = board.place(move[0])
+    if not 0 < 13 - len(after) <= EXACT_SLOTS:
+        return move
+    seen = hand.cards_seen_by(seat)
+    unseen = [c for c in DECK if c not in seen]
+    if clean_finish_exists(after, unseen, hand.rules):
+        return move
+    alive = [m for m in street_moves(req)
+             if clean_finish_exists(board.place(m[0]), unseen, hand.rules)]
+    if not alive:
+        return move
+    rng = random.Random(f"{hand.seed}/{len(hand.log)}/{seat}/clean")
+    return max(alive, key=lambda m: score_move(board, m, unseen, rng, 24, hand.rules))
 
 
 def _scored_placement(hand: Hand, seat: int, req: Requirement) -> Move:

@@ -276,7 +276,20 @@ def card_from_index(i: int) -> Card:
 
 
 def cards_from_json(items: Sequence[str]) -> list[Card]:
-    return [_BY_TEXT[t] for t in items]
+    try:
+        return [_BY_TEXT[t] for t in items]
+    except (KeyError, TypeError):  # (a saved hand edited by hand, or from another program)
+        bad = next(t for t in items if not isinstance(t, str) or t not in _BY_TEXT)
+        raise CardError(f"{bad!r} is not a card", str(bad)) from None
+
+
+def card_of(value: object) -> Card | None:
+    """The card ``value`` is (a ``Card``, or the plain int a card equals), else None."""
+    if isinstance(value, Card):
+        return value
+    if type(value) is int and value in _INDEX:
+        return DECK[_INDEX[value]]
+    return None
 
 
 def cards_to_json(cards: Iterable[Card]) -> list[str]:

@@ -33,7 +33,7 @@ from .actions import (
     action_from_json,
 )
 from .board import ROW_SIZES, ROWS, Board
-from .cards import DECK, Card, cards_from_json, cards_text, cards_to_json
+from .cards import DECK, Card, card_of, cards_from_json, cards_text, cards_to_json
 from .naturals import naturals_in
 from .rules import Rules
 from .scoring import Settlement, settle
@@ -129,6 +129,8 @@ class Hand:
                 fantasyland.items() if isinstance(fantasyland, Mapping) else enumerate(fantasyland)
             )
             for seat, cards in items:
+                if type(seat) is not int or not 0 <= seat < n:
+                    raise ValueError(f"Fantasyland for seat {seat!r}, not at this table of {n}")
                 fl[seat] = int(cards)
         for seat, cards in enumerate(fl):
             if cards and (not rules.has_fantasyland or not 13 <= cards <= 17):
@@ -400,11 +402,15 @@ class Hand:
         return view
 
     # -- verify / can / do: place ---------------------------------------------------------------
+    def _seat_here(self, seat: object) -> None:
+        """A seat of this hand (a number 0..n-1), else NotAllowed."""
+        if type(seat) is not int or not 0 <= seat < self.n:
+            raise NotAllowed("You are not playing in this hand")
+
     def _verify_actor(self, seat: int) -> None:
         if self.is_over:
             raise HandOver("This hand is over")
-        if not 0 <= seat < self.n:
-            raise NotAllowed("You are not playing in this hand")
+        self._seat_here(seat)
         if self.surrendered[seat]:
             raise AlreadyDone("You surrendered this hand")
         if self.done[seat]:
@@ -423,8 +429,8 @@ class Hand:
         self._verify_actor(seat)
         req = self.requirement(seat)
         assert req is not None
-        placed = tuple((c, int(r)) for c, r in placements)
-        dropped = tuple(discards)
+        placed = _placements(placements)
+        dropped = _cards(discards, "discard")
         pending = set(req.cards)
         seen: set[Card] = set()
         for card in [c for c, _ in placed] + list(dropped):
@@ -435,9 +441,9 @@ class Hand:
                 if card in self.boards[seat].cards:
                     raise NotInHand(f"{card} is already on your board")
                 raise NotInHand(f"{card} is not in your hand")
-        for _, r in placed:
+        for c, r in placed:
             if r not in (0, 1, 2):
-                raise NotAllowed("Rows are top, middle and bottom")
+                raise NotAllowed(f"{c}: {r} is not a row; rows are top, middle and bottom")
         if len(placed) != req.place or len(dropped) != req.discard:
             raise WrongCount(self._count_message(req, len(placed), len(dropped)))
         for r, name in enumerate(ROWS):
@@ -537,8 +543,7 @@ class Hand:
     def verify_surrender(self, seat: int) -> None:
         if self.is_over:
             raise HandOver("This hand is over")
-        if not 0 <= seat < self.n:
-            raise NotAllowed("You are not playing in this hand")
+        self._seat_here(seat)
         if self.surrendered[seat]:
             raise AlreadyDone("You already surrendered this hand")
         if self.done[seat]:
@@ -574,11 +579,15 @@ class Hand:
             self.verify_place(action.seat, action.placements, action.discards)
         elif isinstance(action, Declare):
             self.verify_declare(action.seat, action.natural)
-        else:
+        elif isinstance(action, Surrender):
             self.verify_surrender(action.seat)
+        else:
+            raise NotAllowed(f"{action!r} is not an action (a Place, Declare or Surrender)")
 
     def apply(self, action: Action) -> Action:
         """Verify and do a recorded action (used by replay)."""
+        if not isinstance(action, Place | Declare | Surrender):
+            raise NotAllowed(f"{action!r} is not an action (a Place, Declare or Surrender)")
         if isinstance(action, Place):
             return self.place(action.seat, action.placements, action.discards, auto=action.auto)
         if isinstance(action, Declare):
@@ -677,6 +686,23 @@ class Hand:
         hand.log = [action_from_json(a) for a in data["log"]]
         hand.settlement = None
         hand.fantasyland_next = (0,) * hand.n
+        n = hand.n
+        if hand.turn is not None and not 0 <= hand.turn < n or any(len(x) != n for x in (
+                hand.boards, hand.pending, hand.discards, hand.last_placed, hand.done,
+                hand.surrendered, hand.naturals, hand.natural_cards, hand.autoplayed)):
+            raise ValueError("The saved hand does not match its seats")
+        logged: list[list[set[Card]]] = [[set(), set(), set()] for _ in range(n)]
+        for action in hand.log:
+            if not 0 <= action.seat < n:
+                raise ValueError(f"The saved hand's log names seat {action.seat}")
+            if isinstance(action, Place):
+                for card, row in action.placements:
+                    if row not in (0, 1, 2):
+                        raise ValueError(f"The saved hand's log names row {row}")
+                    logged[action.seat][row].add(card)
+        if any([set(row) for row in hand.boards[seat].rows] != logged[seat]
+               for seat in range(n)):  # (a state its log does not reach)
+            raise ValueError("The saved hand's boards are not its log's")
         dealt = set(hand._deck[: hand._next])
         held: set[Card] = set()
         for seat in range(hand.n):
@@ -751,6 +777,40 @@ class Round:
     the cards it placed in this round."""
     auto: tuple[int, ...] = ()
     """Seats whose move in this round the clock played (a timeout)."""
+
+
+def _cards(items: Iterable[object], what: str) -> tuple[Card, ...]:
+    """``items`` as cards, else NotAllowed naming what is not one."""
+    try:
+        given = tuple(items)
+    except TypeError:
+        raise NotAllowed(f"The {what} must be a list of cards") from None
+    out = []
+    for item in given:
+        card = card_of(item)
+        if card is None:
+            raise NotInHand(f"{item!r} is not a card")
+        out.append(card)
+    return tuple(out)
+
+
+def _placements(placements: Iterable[object]) -> tuple[tuple[Card, int], ...]:
+    """``placements`` as (card, row) pairs, else NotAllowed naming the entry that is not one
+    (a row is a number 0-2: top, middle, bottom)."""
+    try:
+        given = tuple(placements)
+    except TypeError:
+        raise NotAllowed("A placement must be a list of (card, row) pairs") from None
+    out = []
+    for entry in given:
+        if not isinstance(entry, tuple | list) or len(entry) != 2:
+            raise NotAllowed(f"{entry!r} is not a (card, row) pair")
+        card = _cards(entry[:1], "placement")[0]
+        row = entry[1]
+        if type(row) is not int:
+            raise NotAllowed(f"{card}: {row!r} is not a row; rows are top, middle and bottom")
+        out.append((card, row))
+    return tuple(out)
 
 
 def _redacted(action: Action, seat: int, hidden: Sequence[bool]) -> Action:

@@ -99,6 +99,12 @@ def parse_stay_value(text: str) -> int | None:
     return number
 
 
+_SWITCHES = ("strict_top", "fantasyland", "progressive", "stay_middle_full_house",
+             "progressive_stay", "button_stays_for_fantasyland", "shoot_the_moon",
+             "chinese_bonuses")
+"""The options that are on or off."""
+
+
 def _default_scoring(variant: str) -> str:
     return "2-4" if variant == "chinese" else "1-6"
 
@@ -152,6 +158,14 @@ class Rules:
             raise RulesError(
                 f"Unknown scoring method '{self.scoring}': choose one of {', '.join(SCORINGS)}"
             )
+        for name in _SWITCHES:  # ("off" read as true would turn an option on)
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"{name} must be on or off (true or false), got "
+                                 f"{getattr(self, name)!r}")
+        for name in ("shoot_the_moon_points", "chinese_surrender"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise RulesError(f"{name} must be a whole number of points, got {value!r}")
         names = [n for n, _ in self.naturals]
         for name, value in self.naturals:
             if name not in NATURAL_NAMES:
