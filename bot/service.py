@@ -994,6 +994,7 @@ class TableService:
         """A stored table and its hand (a hand that cannot be read back is voided and its
         number noted in ``unreadable``)."""
         t = TableState(row=row, seats=await self.store.seats(row.id))
+        await self._from_older_versions(t)
         try:
             hand_row = await self.store.current_hand(row.id)
             if hand_row is not None:
@@ -1008,6 +1009,20 @@ class TableService:
             if number is not None:
                 unreadable[row.id] = number
         return t
+
+    async def _from_older_versions(self, t: TableState) -> None:
+        """What a table saved by an older version lacks, filled in once (its idle time kept):
+        a closing table's ``CLOSE_AFTER`` (before 2026-11-25: the hand under way, or the last,
+        is the one the close was asked during, so it closes after that hand's fantasyland, not
+        after every fantasyland that stays), and a host in the creator's place when they have
+        left (before hosts were handed on, the creator stayed host after leaving)."""
+        extra = dict(t.row.extra)
+        if t.row.status == "closing" and CLOSE_AFTER not in extra:
+            extra[CLOSE_AFTER] = t.row.hand_no
+        if "host" not in extra and t.humans and t.seat_of_user(t.row.creator_id) is None:
+            extra["host"] = min(t.humans, key=lambda s: (s.joined_at, s.seat_no)).user_id
+        if extra != t.row.extra:
+            t.row = await self.store.update_table(t.row.id, extra=extra, now=t.row.updated_at)
 
     @staticmethod
     def _restore(t: TableState, st: dict[str, Any]) -> None:

@@ -32,7 +32,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from os import PathLike
@@ -102,6 +102,64 @@ def load_migrations() -> list[tuple[int, str, str]]:
     if numbers != list(range(1, len(found) + 1)):
         raise RuntimeError(f"migrations must be numbered 1..n without gaps, found {numbers}")
     return found
+
+
+STEP_MARK = "\n-- (step)\n"
+"""A migration's line where its step in Python (``_STEPS``) runs, between its statements."""
+
+
+async def _ranked_points_of_older_hands(store: Store) -> None:
+    """Migration 010's step: the points against humans of the results written before
+    migration 003 at hands with a bot (NULL there), from each hand's final state, and the
+    standings corrected by the difference.  A hand whose state cannot be read keeps NULL."""
+    from engine import Hand  # (the engine only for this step: the store never plays)
+
+    rows = await store._all(
+        "SELECT r.hand_id, r.seat_no, r.user_id, r.guild_id, r.points, h.state,"
+        " COALESCE(CASE WHEN json_valid(h.rules) THEN json_extract(h.rules, '$.variant') END,"
+        "          'ofc') AS variant"
+        " FROM results r JOIN hands h ON h.id = r.hand_id"
+        " WHERE r.ranked_points IS NULL AND r.counted = 1 AND r.is_bot = 0"
+        " AND EXISTS (SELECT 1 FROM results b WHERE b.hand_id = r.hand_id AND b.is_bot = 1)"
+        " ORDER BY r.hand_id, r.seat_no")
+    bots: dict[int, set[int]] = {}
+    for row in await store._all("SELECT hand_id, seat_no FROM results WHERE is_bot = 1"):
+        bots.setdefault(row["hand_id"], set()).add(row["seat_no"])
+    matrices: dict[int, tuple[list[list[int]], list[int]] | None] = {}
+    for row in rows:
+        hand_id = row["hand_id"]
+        if hand_id not in matrices:
+            try:
+                state = json.loads(row["state"])
+                hand = Hand.from_json(state["engine"])
+                assert hand.settlement is not None
+                matrices[hand_id] = (hand.settlement.matrix(), [int(x) for x in state["seats"]])
+            except Exception:
+                log.warning("migration 010: hand %s has no readable final state; its points "
+                            "against humans stay all its points", hand_id)
+                matrices[hand_id] = None
+        found = matrices[hand_id]
+        if found is None or row["seat_no"] not in found[1]:
+            continue
+        matrix, seats = found
+        i = seats.index(row["seat_no"])
+        ranked = sum(matrix[i][j] for j, seat_no in enumerate(seats)
+                     if j != i and seat_no not in bots[hand_id])
+        await store._db.execute(
+            "UPDATE results SET ranked_points = ? WHERE hand_id = ? AND seat_no = ?",
+            (ranked, hand_id, row["seat_no"]))
+        if ranked != row["points"]:
+            key = (ranked - row["points"], row["guild_id"], row["user_id"])
+            await store._db.execute(
+                "UPDATE standings SET points = points + ? WHERE guild_id = ? AND user_id = ?",
+                key)
+            await store._db.execute(
+                "UPDATE variant_standings SET points = points + ?"
+                " WHERE guild_id = ? AND user_id = ? AND variant = ?", (*key, row["variant"]))
+
+
+_STEPS: dict[int, Callable[[Store], Awaitable[None]]] = {10: _ranked_points_of_older_hands}
+"""Migration number -> its step in Python (run at its ``STEP_MARK``)."""
 
 
 def split_statements(sql: str) -> list[str]:
@@ -317,7 +375,12 @@ class Store:
                 try:
                     # another process may have migrated while we waited for the write lock
                     if int(await self._scalar("PRAGMA user_version")) < number:
-                        for statement in split_statements(sql):
+                        before, marked, after = sql.partition(STEP_MARK)
+                        for statement in split_statements(before):
+                            await self._db.execute(statement)
+                        if marked:
+                            await _STEPS[number](self)
+                        for statement in split_statements(after):
                             await self._db.execute(statement)
                         await self._db.execute(f"PRAGMA user_version = {number:d}")
                 except BaseException:
