@@ -118,6 +118,27 @@ def _connect(path: Path, *, read_only: bool) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
+@contextlib.contextmanager
+def _tidy(path: Path) -> Iterator[None]:
+    """A read-only look at a WAL database creates its ``-wal`` and ``-shm`` (SQLite needs them
+    to read it) and leaves them there.  When they were not there before (nothing had the
+    database open), a last connection that may write removes them as it closes (nothing is
+    written; when the bot opened the database meanwhile they stay: they are its)."""
+    real = path.resolve()
+    side = [real.with_name(real.name + suffix) for suffix in ("-wal", "-shm")]
+    before = any(p.exists() for p in side)
+    try:
+        yield
+    finally:
+        if not before and any(p.exists() for p in side):
+            with contextlib.suppress(sqlite3.Error, OSError):
+                db = sqlite3.connect(real.as_uri() + "?mode=rw", uri=True)
+                try:
+                    db.execute("PRAGMA schema_version").fetchone()
+                finally:
+                    db.close()
+
+
 def _ours(db: sqlite3.Connection, path: Path) -> int:
     """The schema version of an OFC Table database (raises when ``path`` is not one)."""
     try:
@@ -209,7 +230,7 @@ def backup(database: str | os.PathLike[str], destination: str | os.PathLike[str]
         raise MaintenanceError(f"{dest} exists: name a new file, or --force to replace it")
     partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
     try:
-        with _connect(source, read_only=True) as src:
+        with _tidy(source), _connect(source, read_only=True) as src:
             _ours(src, source)
             with _connect(partial, read_only=False) as out, (
                     stop.watching(out) if stop is not None else contextlib.nullcontext()):
@@ -305,6 +326,11 @@ def check(database: str | os.PathLike[str]) -> tuple[Contents | None, list[str]]
     """Read ``database`` (never written) and say what is wrong with it: ``[]`` when sound
     (then with what it holds; none when that could not be read)."""
     path = _existing(Path(database), "database")
+    with _tidy(path):
+        return _checked(path)
+
+
+def _checked(path: Path) -> tuple[Contents | None, list[str]]:
     with _connect(path, read_only=True) as db:
         version = _ours(db, path)
         if version < _latest_schema():

@@ -282,3 +282,30 @@ async def test_a_backup_stopped_leaves_nothing_that_looks_whole(tmp_path: Path) 
     with pytest.raises(MaintenanceError, match="was stopped"):
         backup(db, tmp_path / "b.sqlite3", stop=stop)
     assert not [p.name for p in tmp_path.iterdir() if not p.name.startswith("ofc.sqlite3")]
+
+
+async def test_check_and_backup_of_a_stopped_bots_database_leave_nothing_beside_it(
+    tmp_path: Path,
+) -> None:
+    """A read-only look at a WAL database makes SQLite create its ``-wal`` and ``-shm``, and
+    they were left beside a stopped bot's database after ``check`` and ``backup`` (empty,
+    harmless, but not the operator's).  Now they are removed again, unless something opened
+    the database meanwhile: beside a running bot they stay (they are its), and it plays on."""
+    db = tmp_path / "ofc.sqlite3"
+    store = await _play(db, 1)
+    await store.close()
+    side = [tmp_path / "ofc.sqlite3-wal", tmp_path / "ofc.sqlite3-shm"]
+    assert not any(p.exists() for p in side)
+    contents, problems = await asyncio.to_thread(check, db)
+    assert problems == [] and contents is not None and contents.hands == 1
+    assert not any(p.exists() for p in side)
+    await asyncio.to_thread(backup, db, tmp_path / "b.sqlite3")
+    assert not any(p.exists() for p in side)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.sqlite3", "ofc.sqlite3"]
+    store = await Store.open(db)  # the bot again
+    try:
+        assert (await asyncio.to_thread(check, db))[1] == []
+        assert all(p.exists() for p in side)
+        assert await store.balance(G, ALICE) + await store.balance(G, BOB) > 0
+    finally:
+        await store.close()
