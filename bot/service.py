@@ -1022,7 +1022,13 @@ class TableService:
         if "host" not in extra and t.humans and t.seat_of_user(t.row.creator_id) is None:
             extra["host"] = min(t.humans, key=lambda s: (s.joined_at, s.seat_no)).user_id
         if extra != t.row.extra:
-            t.row = await self.store.update_table(t.row.id, extra=extra, now=t.row.updated_at)
+            try:
+                t.row = await self.store.update_table(t.row.id, extra=extra,
+                                                      now=t.row.updated_at)
+            except Exception:  # (the table loads all the same; the next start tries again)
+                log.exception("filling in what table %s lacks from an older version failed",
+                              t.row.id)
+                t.row = dataclasses.replace(t.row, extra=extra)
 
     @staticmethod
     def _restore(t: TableState, st: dict[str, Any]) -> None:
