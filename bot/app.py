@@ -172,8 +172,23 @@ class OFCBot(commands.Bot):
             self.service.connection_back()
 
     async def on_ready(self) -> None:
+        """Every server the bot is in is known (one that is down is listed, unavailable):
+        the tables of a server that removed the bot while it was stopped close as if it had
+        been removed now (their hand voided, every stack back), or they would wait forever,
+        their stacks locked, their clocks playing for players who cannot reach them."""
         log.info("connected as %s (%s) in %d server(s)", self.user, getattr(self.user, "id", "?"),
                  len(self.guilds))
+        if self.service is None:
+            return
+        present = {g.id for g in self.guilds}
+        for guild_id in sorted({t.row.guild_id for t in self.service.tables.values()}
+                               - present):
+            log.warning("server %s removed the bot while it was stopped: closing its tables",
+                        guild_id)
+            try:
+                await self.service.guild_gone(guild_id)
+            except Exception:  # (the service tries again in the background)
+                log.exception("closing the tables of server %s failed", guild_id)
 
     async def on_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError

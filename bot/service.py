@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
-from engine.actions import Declare, Place
+from engine.actions import Declare, NotYourTurn, Place
 from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, not mid-game
 from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json, parse_cards
@@ -127,15 +127,20 @@ class SeatedElsewhere(ServiceError):
     pairs): the message points there, naming only the tables of the server the command came
     from (``for_guild``; a command can never reach another server's table)."""
 
-    def __init__(self, seated: list[tuple[int, int]]) -> None:
+    def __init__(self, seated: list[tuple[int, int]], here: bool = False) -> None:
         self.seated = seated
+        self.here = here
+        """There is a table in this channel, where the player is not seated."""
         super().__init__(self._text(seated))
 
-    @staticmethod
-    def _text(seated: list[tuple[int, int]]) -> str:
+    def _text(self, seated: list[tuple[int, int]]) -> str:
+        channels = ", ".join(f"<#{channel}>" for _, channel in seated)
+        if self.here:
+            return (f"You are not seated at this table: you play at the one in {channels}; "
+                    "use the command there (or `/ofc join` to take a seat here too)."
+                    if seated else NOT_SEATED)
         if not seated:
             return NO_TABLE_HERE
-        channels = ", ".join(f"<#{channel}>" for _, channel in seated)
         return (f"There is no table in this channel: you are seated at the one in {channels}; "
                 "use the command there.")
 
@@ -143,6 +148,9 @@ class SeatedElsewhere(ServiceError):
         if guild_id is None:
             return str(self)
         return self._text([(g, c) for g, c in self.seated if g == guild_id])
+
+
+NOT_SEATED = "You are not seated at this table. Take a seat with `/ofc join`."
 
 
 JUST_CLOSED = ("This table has just closed: every stack went back to its owner's balance. "
@@ -1122,9 +1130,27 @@ class TableService:
 
     def _my_seat(self, t: TableState, user_id: int) -> SeatRow:
         seat = t.seat_of_user(user_id)
-        if seat is None:
-            raise ServiceError("You are not seated at this table. Take a seat with `/ofc join`.")
+        if seat is None:  # (seated at another table of the server, e.g. in a thread: there)
+            raise SeatedElsewhere(self._seated_elsewhere(t, user_id), here=True)
         return seat
+
+    def _seated_elsewhere(self, t: TableState, user_id: int) -> list[tuple[int, int]]:
+        """(server, channel) of the other tables of ``t``'s server where ``user_id`` sits."""
+        return [(o.row.guild_id, o.row.channel_id) for o in self.tables.values()
+                if o is not t and o.row.guild_id == t.row.guild_id
+                and o.seat_of_user(user_id) is not None]
+
+    def _turn_elsewhere(self, t: TableState, user_id: int) -> str:
+        """`` Your turn is at <#…>.`` when ``user_id`` has a decision to make now at another
+        table of ``t``'s server (a move typed in the wrong channel), else empty."""
+        channels = []
+        for o in self.tables.values():
+            seat = o.seat_of_user(user_id) if o is not t and o.row.guild_id == t.row.guild_id \
+                else None
+            hs = o.hand_seat_of(seat.seat_no) if seat is not None and o.hand is not None else None
+            if hs is not None and o.hand is not None and o.hand.may_act(hs):
+                channels.append(f"<#{o.row.channel_id}>")
+        return f" Your turn is at {', '.join(channels)}." if channels else ""
 
     def _my_hand_seat(self, t: TableState, user_id: int) -> int:
         seat = self._my_seat(t, user_id)
@@ -2262,7 +2288,11 @@ class TableService:
             try:
                 t.hand._verify_actor(hs)
             except IllegalAction as e:
-                raise ServiceError(str(e)) from None
+                seat = t.seat_by_no(t.hand_seats[hs])
+                elsewhere = self._turn_elsewhere(t, seat.user_id) if isinstance(
+                    e, NotYourTurn) and seat is not None else ""
+                raise ServiceError(sentence(str(e)) + elsewhere if elsewhere else str(e)) \
+                    from None
             raise ServiceError("You have nothing to place right now.")
         return req
 

@@ -29,6 +29,7 @@ from .presenter import (
     result_summary,
     retire_closed,
     review_messages,
+    table_place,
 )
 
 if TYPE_CHECKING:
@@ -103,7 +104,8 @@ async def send_panel(
     else:
         assert channel_id is not None
         state = service.panel_in_channel(channel_id, interaction.user.id)
-    text, file, view = await panel_payload(bot, state, note=_closed_thread_note(interaction))
+    text, file, view = await panel_payload(bot, state, note=_closed_thread_note(interaction),
+                                           dm=interaction.guild_id is None)
     await interaction.response.send_message(text, file=file, view=view, ephemeral=True)
 
 
@@ -119,22 +121,23 @@ def _closed_thread_note(interaction: discord.Interaction) -> str:
 
 
 async def panel_payload(
-    bot: OFCBot, state: PanelState, note: str = ""
+    bot: OFCBot, state: PanelState, note: str = "", dm: bool = False
 ) -> tuple[str, discord.File, discord.ui.View]:
     t, deadline = _panel_table(bot, state)
     hv = hand_view(state, t.rules.variant, deadline, t.rules)
     data = await render(_render_hand, hv, t)
-    text, view = panel_text_and_view(bot, state, note)
+    text, view = panel_text_and_view(bot, state, note, dm)
     return text, png(data, "hand.png", hv), view
 
 
 def panel_text_and_view(
-    bot: OFCBot, state: PanelState, note: str = ""
+    bot: OFCBot, state: PanelState, note: str = "", dm: bool = False
 ) -> tuple[str, discord.ui.View]:
-    """The panel's message text and its components (``panel_payload`` without the image)."""
+    """The panel's message text and its components (``panel_payload`` without the image;
+    ``dm``: the panel is in a DM, so its text says which table it is)."""
     t, deadline = _panel_table(bot, state)
     variant = t.rules.variant
-    text = panel_text(state, variant, deadline, t.rules)
+    text = panel_text(state, variant, deadline, t.rules, table_place(bot, t) if dm else "")
     if note:
         text = f"{note}\n{text}"
     return text[:1990], panel_view(state, variant)
@@ -265,6 +268,7 @@ async def panel_click(
     service = bot.service
     assert service is not None
     table_id, seat_no, hand_no, step = (int(x) for x in base.split(":"))
+    dm = interaction.guild_id is None  # (a fantasyland hand by DM: its text names the table)
     try:
         state, message = await service.panel_action(
             table_id, interaction.user.id, seat_no, hand_no, step, action, values or ()
@@ -275,7 +279,7 @@ async def panel_click(
         except ServiceError:
             await interaction.response.edit_message(content=f"⚠️ {e}", attachments=[], view=None)
             return
-        text, file, view = await panel_payload(bot, current, note=f"⚠️ {e}")
+        text, file, view = await panel_payload(bot, current, note=f"⚠️ {e}", dm=dm)
         await interaction.response.edit_message(content=text, attachments=[file], view=view)
         return
     if state is None:
@@ -288,10 +292,10 @@ async def panel_click(
         # image stays (a quarter of the hand images drawn under load were these), unless the
         # draft changed since it was drawn (another panel of the same player: its menu then
         # offers other cards than the draft leaves)
-        text, view = panel_text_and_view(bot, state, note)
+        text, view = panel_text_and_view(bot, state, note, dm)
         await interaction.response.edit_message(content=text, view=view)
         return
-    text, file, view = await panel_payload(bot, state, note=note)
+    text, file, view = await panel_payload(bot, state, note=note, dm=dm)
     await interaction.response.edit_message(content=text, attachments=[file], view=view)
 
 
