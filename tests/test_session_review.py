@@ -24,6 +24,7 @@ from .bot.test_service import ALICE, BOB, CH, Clock, G, Recorder, heads_up, make
 from .bot.test_store import CAROL
 from .bot.test_variant_leaderboard import played
 from .bot.test_variant_leaderboard import seated as seated_rows
+from .timestamps import as_read
 
 HOUR = 3600.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +83,7 @@ async def test_the_warning_pings_the_players_and_the_close_comes_at_the_time_it_
     assert await svc.close_idle() == [] and not notices(rec)
     clock.offset += 0.6 * HOUR
     assert await svc.close_idle() == []
-    warning = notices(rec)[-1]
+    warning = as_read(notices(rec)[-1], clock())
     assert warning.startswith(f"⏳ <@{ALICE}> <@{BOB}>: nothing has happened here for 23 hours,"
                               " so this table closes in 30 minutes")
     assert await svc.close_idle() == [] and len(notices(rec)) == 1  # warned once

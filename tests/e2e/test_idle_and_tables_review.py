@@ -30,6 +30,7 @@ from ..bot.test_service import (
     make,
     until,
 )
+from ..timestamps import as_read
 from .conftest import make_world, table_of
 
 HOUR = 3600.0
@@ -239,7 +240,8 @@ async def test_a_lower_idle_hours_takes_effect_at_the_next_look() -> None:
     assert await svc.close_idle() == []
     await svc.update_settings(G, True, idle_hours=2)
     assert await svc.close_idle() == []  # warned first: it closes in half an hour
-    assert notices(rec)[-1].startswith("⏳") and "closes in 30 minutes" in notices(rec)[-1]
+    assert notices(rec)[-1].startswith("⏳")
+    assert "closes in 30 minutes" in as_read(notices(rec)[-1], clock())
     clock.offset += 0.51 * HOUR
     assert await svc.close_idle() == [t]
     assert notices(rec)[-1].startswith("🕸️ Nothing happened here for 3 hours, so the table is closed")
@@ -320,7 +322,7 @@ async def test_idle_hours_0_then_back_closes_at_the_next_look() -> None:
     assert await svc.close_idle() == []
     await svc.update_settings(G, True, idle_hours=24)
     assert await svc.close_idle() == []  # warned first: it closes in an hour
-    assert "closes in 1 hour" in notices(rec)[-1]
+    assert "closes in 1 hour" in as_read(notices(rec)[-1], clock())
     clock.offset += 1.01 * HOUR
     assert await svc.close_idle() == [t]
     await done(svc, store)
@@ -535,8 +537,9 @@ async def test_a_restart_after_days_down_resumes_the_table_and_closes_it_an_hour
         await asyncio.sleep(0.3)
         assert table_of(w).row.status == "open"
         warned = [m for m in w.fake.messages(w.chan) if (m.content or "").startswith("⏳")]
-        assert len(warned) == 1 and "for 72 hours, so this table closes in 1 hour" in (
-            warned[0].content or ""), [m.content for m in warned]  # (said at the start)
+        assert len(warned) == 1 and "for 72 hours, so this table closes in 1 hour" in as_read(
+            warned[0].content or "", w.clock() - 0.9 * 3600), [m.content for m in warned]
+        # (said at the start, 0.9 hours ago)
         w.clock.offset += 0.2 * 3600
         await w.fake.wait_for_message(  # (the time it really was)
             w.chan, lambda m: "Nothing happened here for 73 hours" in (m.content or ""),

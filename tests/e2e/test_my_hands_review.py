@@ -160,9 +160,9 @@ async def test_25_long_lines_split_with_the_menu_under_the_last_part(
         assert lines[1].endswith(" — 0 pts (practice)"), lines[1]
         assert lines[7].endswith(" — −45 pts, −45 u (foul)"), lines[7]
         assert lines[8].endswith(" — −123 pts, −123 u, −100 vs humans (surrendered) (dragon) "
-                                 "🌴"), lines[8]
+                                 "🌴 fantasyland"), lines[8]
         assert lines[10].endswith(" — +123 pts, +123 u, −100 vs humans (surrendered) (dragon) "
-                                  "🌴"), lines[10]
+                                  "🌴 fantasyland"), lines[10]
 
         menu = r.messages[-1].select_menu("ofc:mh")
         options = menu["options"]

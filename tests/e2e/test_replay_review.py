@@ -18,6 +18,7 @@ import pytest
 
 from bot.service import RESUME_GRACE, ServiceError
 
+from ..timestamps import as_read
 from .conftest import World, fill_move, hs_of, make_world, panel_cards, table_of
 from .fakediscord import FakeMessage, FakeUser
 from .test_past_hands import named, pineapple_hand_played, showdown_of
@@ -239,7 +240,7 @@ async def test_four_long_names_nine_rounds_each_frame_fits_one_closed_message(
             assert f"round {k} of 9 (replay)" in text
             for p in players:
                 seat_line(text, p.name)
-        assert [b["label"] for b in m.buttons()] == ["◀ Round 8", "▶", "🏁 Showdown"]
+        assert [b["label"] for b in m.buttons()] == ["◀ Round 8", "No later round ▶", "🏁 Showdown"]
         w.fake.assert_clean()
 
 
@@ -421,7 +422,7 @@ async def test_the_warning_pings_seated_humans_only_then_a_close_by_the_host(
         await look(w)
         warned = warnings_in(w, since)
         assert len(warned) == 1
-        text = warned[0].content or ""
+        text = as_read(warned[0].content or "", w.clock())
         assert re.match(rf"⏳ <@{w.alice.id}> <@{w.bob.id}>: nothing has happened here for 3 "
                         r"hours, so this table closes in 1 hour \(", text), text
         assert sorted(warned[0].pinged) == sorted([w.alice.id, w.bob.id])
@@ -454,7 +455,7 @@ async def test_no_warning_while_the_gateway_is_lost_one_when_it_is_back(tmp_path
         warned = warnings_in(w, since)
         assert len(warned) == 1
         assert "nothing has happened here for 30 hours, so this table closes in 1 hour" in (
-            warned[0].content or "")
+            as_read(warned[0].content or "", w.clock()))
         w.clock.offset += 0.5 * HOUR
         await look(w)
         assert t.row.status == "open" and len(warnings_in(w, since)) == 1
@@ -482,7 +483,8 @@ async def test_idle_hours_raised_after_the_warning_warns_again_before_the_real_c
         w.clock.offset += 1.55 * HOUR
         await w.fake.wait_for_message(w.chan, lambda m: (m.content or "").startswith("⏳"),
                                       timeout=10, include_existing=True)
-        assert "closes in 27 minutes" in (warnings_in(w, since)[0].content or "")
+        assert "closes in 27 minutes" in as_read(warnings_in(w, since)[0].content or "",
+                                                 w.clock())
         r = await w.slash(w.admin, "ofc-admin settings", idle_hours=4)
         assert "4" in r.content, r.content
         w.clock.offset += 0.5 * HOUR
