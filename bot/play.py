@@ -558,8 +558,8 @@ class Game:
             self.human_act(hand, 0)
 
 
-PLAIN = {"−": "-", "–": "-", "—": "-", "·": "-", "…": "...", "→": "->", "✗": "x", "═": "=",
-         "─": "-", "│": "|", "’": "'", "“": '"', "”": '"'}
+PLAIN = {"−": "-", "–": "-", "—": "-", "·": "-", "…": "...", "→": "->", "✗": "x", "✓": "ok",
+         "±": "+/-", "≥": ">=", "═": "=", "─": "-", "│": "|", "’": "'", "“": '"', "”": '"'}
 """What an output that cannot show these characters gets instead (else '?')."""
 
 
@@ -677,6 +677,7 @@ def _main(argv: list[str] | None, stdin: TextIO | None, stdout: TextIO | None) -
     stdin = stdin if stdin is not None else sys.stdin or io.StringIO()
     stdout = stdout if stdout is not None else sys.stdout
     _plain_where_needed(stdout)
+    _plain_where_needed(sys.stderr)  # (option errors are written there)
     if isinstance(stdin, io.TextIOWrapper):  # bytes not in its encoding: '?', not a crash
         stdin.reconfigure(errors="replace")
     # a terminal gets lines wrapped to its width (between words); a pipe or a file gets them
@@ -757,6 +758,7 @@ def solve_main(argv: list[str] | None = None, stdout: TextIO | None = None) -> i
     """``ofc-bot solve CARDS...``: the exact solver's best setting of a fantasyland hand, as
     ``/ofc suggest cards:`` says it."""
     out = stdout if stdout is not None else sys.stdout
+    _plain_where_needed(sys.stderr)  # (its errors: the terminal's characters too)
     p = argparse.ArgumentParser(
         prog="ofc-bot solve",
         description="The exact solver's best setting of a fantasyland hand (royalties plus "

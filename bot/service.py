@@ -380,6 +380,9 @@ table closes: never more than that one hand (a stay in fantasyland does not keep
 CLOSE_BY = "close_by"
 """In a closing table's ``extra``: who asked for the close (the channel is told, when it closes
 a hand or two later, who closed it: players who were not watching then would not know)."""
+CLOSE_ASKED = "close_asked"
+"""In a closing table's ``extra``: whether the close was asked ``during`` its ``CLOSE_AFTER``
+hand or ``after`` it (between hands, a fantasyland owed)."""
 
 NOTIFY_WAIT = 1.0
 """Seconds a command waits for its messages (turn pings, DMs) before it answers anyway: the
@@ -1658,7 +1661,8 @@ class TableService:
                 # next hand comes on its own, then it closes)
                 t.row = await self.store.update_table(
                     t.id, status="closing",
-                    extra={**t.row.extra, CLOSE_AFTER: t.row.hand_no, CLOSE_BY: user_id},
+                    extra={**t.row.extra, CLOSE_AFTER: t.row.hand_no, CLOSE_BY: user_id,
+                           CLOSE_ASKED: "during" if t.hand is not None else "after"},
                     now=self.clock())
                 if t.hand is None:
                     text = ("The table will close after the fantasyland hand that is owed: the "
@@ -3089,7 +3093,8 @@ class TableService:
         if closed:
             by = t.row.extra.get(CLOSE_BY)
             said = ("The table is closed. Thanks for playing!" if by is None else
-                    f"The table is closed, as <@{by}> asked during hand #"
+                    f"The table is closed, as <@{by}> asked "
+                    f"{t.row.extra.get(CLOSE_ASKED, 'during')} hand #"
                     f"{t.row.extra.get(CLOSE_AFTER, t.row.hand_no)}: every stack went back to "
                     "its owner's balance. Thanks for playing!")
             await self.notifier.notice(t, said + await self._recap_after(t), ping=False)

@@ -767,8 +767,9 @@ class Presenter:
         deadline = t.deadlines.get(hs) if hs is not None else None
         # a Discord timestamp counts down live in every client
         clock = f"time runs out <t:{int(deadline)}:R>" if deadline else f"{seconds} s"
-        short = t.rules.away_timer and any(  # (a clock ran out for them this hand)
+        short = 0 < t.rules.away_timer < seconds and any(  # (a clock ran out for them this
             (h := t.hand_seat_of(seat_no)) is not None and h in t.away for seat_no in seats)
+        # hand, and the short clock is shorter than the whole one)
         more = (" A short clock after a timeout: `/ofc sitin` gives the whole clock back now."
                 if short else "")
         async with _lock(self._ping_locks, t.id):

@@ -182,7 +182,8 @@ def panel_view(state: PanelState, variant: str) -> discord.ui.View:
             continue
         # (a row its chosen cards fill is dimmed: pressing it could only say it is full)
         row = ROWS.index(action) if action != "discard" else 3
-        full = row < 3 and req.free[row] <= sum(1 for _, r in state.draft.assigned if r == row)
+        full = (req.free[row] if row < 3 else req.discard) <= sum(
+            1 for _, r in state.draft.assigned if r == row)  # (the discards chosen: full too)
         view.add_item(PanelButton(base, action, label, style,
                                   disabled=not state.draft.selected or full))
     view.add_item(PanelButton(base, "undo", "Undo", discord.ButtonStyle.secondary,

@@ -172,7 +172,7 @@ class Rules:
                 raise RulesError(
                     f"Unknown natural '{name}': choose from {', '.join(NATURAL_NAMES)}"
                 )
-            if not isinstance(value, int) or value < 0:
+            if type(value) is not int or value < 0:
                 raise RulesError(f"The natural '{name}' needs a whole value of 0 or more")
         if len(set(names)) != len(names):
             raise RulesError("A natural is listed twice")
@@ -193,7 +193,7 @@ class Rules:
         if self.shoot_the_moon_points < 0 or self.chinese_surrender < 0:
             raise RulesError("Bonus and surrender values cannot be negative")
         if self.stay_value is not None and (
-            not isinstance(self.stay_value, int) or not 0 <= self.stay_value <= MAX_STAY_VALUE
+            type(self.stay_value) is not int or not 0 <= self.stay_value <= MAX_STAY_VALUE
         ):
             raise RulesError(f"stay_value must be between 0 and {MAX_STAY_VALUE} points, got "
                              f"{self.stay_value}")
