@@ -299,19 +299,22 @@ def _rows_with_choices(p: PanelState) -> list[str]:
     return out
 
 
-def table_place(bot: OFCBot, t: TableState) -> str:
-    """Where a table is, said in a DM (which has no channel of its own to tell): its channel
-    and its server (``#ofc in Poker Night``: two servers may both have an #ofc)."""
+def server_name(bot: OFCBot, t: TableState) -> str:
+    """The name of table ``t``'s server ("" when the bot does not know it)."""
     guild = bot.get_guild(t.row.guild_id)
-    return f"<#{t.row.channel_id}>" + (f" in **{md(guild.name)}**" if guild is not None else "")
+    return guild.name if guild is not None else ""
 
 
 def panel_text(p: PanelState, variant: str, deadline: float | None = None,
-               rules: Rules | None = None, where: str = "") -> str:
-    """The panel's text (``where``: the table's place, for a panel in a DM: every redraw says
-    which table it is, as the fantasyland hand's first message did)."""
+               rules: Rules | None = None, channel_id: int | None = None,
+               server: str = "") -> str:
+    """The panel's text.  ``channel_id`` (and ``server``): the table's place, for a panel in a
+    DM, which has no channel of its own to tell: every redraw says which table it is (``at
+    #ofc in Poker Night``: two servers may both have an #ofc)."""
     req = p.requirement
-    lines = [f"**Your panel** — hand #{p.hand_no}" + (f" at {where}" if where else "")
+    where = (f" at <#{channel_id}>" + (f" in **{md(server)}**" if server else "")
+             if channel_id is not None else "")
+    lines = [f"**Your panel** — hand #{p.hand_no}{where}"
              + (" · 🌴 Fantasyland" if p.fantasyland else "")]
     if req is None:
         lines.append(p.waiting_for or "Nothing to do right now.")
@@ -332,7 +335,8 @@ def panel_text(p: PanelState, variant: str, deadline: float | None = None,
                      "Nothing is final until Confirm.")
         if req.is_set:  # (seven menus and buttons against the clock; a DM takes no commands)
             lines.append("Quicker: type the whole set with `/ofc place` in "
-                         + (where.split(" in ", 1)[0] if where else "the table's channel") + ": "
+                         + (f"<#{channel_id}>" if channel_id is not None
+                            else "the table's channel") + ": "
                          "three of your cards then `top`, five then `middle`, five then `bottom`"
                          + (", the rest then `discard`." if req.discard else "."))
         if variant == "chinese" and req.is_set and not p.fantasyland and p.can_declare:
@@ -800,7 +804,8 @@ class Presenter:
         hv = hand_view(p, t.rules.variant, deadline, t.rules)
         data = await render(render_hand, hv, t)
         text = ("🌴 **Fantasyland!** Your private hand (only you see it).\n"
-                + panel_text(p, t.rules.variant, deadline, t.rules, table_place(self.bot, t)))
+                + panel_text(p, t.rules.variant, deadline, t.rules, t.row.channel_id,
+                             server_name(self.bot, t)))
         try:
             user = await self.bot.fetch_user(seat.user_id)
             await user.send(text[:1990], file=png(data, "fantasyland.png", hv),

@@ -29,7 +29,7 @@ from .presenter import (
     result_summary,
     retire_closed,
     review_messages,
-    table_place,
+    server_name,
 )
 
 if TYPE_CHECKING:
@@ -137,7 +137,8 @@ def panel_text_and_view(
     ``dm``: the panel is in a DM, so its text says which table it is)."""
     t, deadline = _panel_table(bot, state)
     variant = t.rules.variant
-    text = panel_text(state, variant, deadline, t.rules, table_place(bot, t) if dm else "")
+    text = (panel_text(state, variant, deadline, t.rules, t.row.channel_id, server_name(bot, t))
+            if dm else panel_text(state, variant, deadline, t.rules))
     if note:
         text = f"{note}\n{text}"
     return text[:1990], panel_view(state, variant)
