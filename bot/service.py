@@ -20,7 +20,7 @@ import secrets
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
@@ -2689,14 +2689,18 @@ class TableService:
                         continue
                     before = self._turn_mark(t)
                     timed_out: list[SeatRow] = []
+                    from_panel: set[int] = set()  # (players whose arranged move was played)
                     played = 0
                     now = self.clock()
                     for hs, step in todo:
                         if (not t.hand.may_act(hs) or self.step_of(t, hs) != step
                                 or t.deadlines.get(hs, now + 1) > now):
                             continue  # the player acted meanwhile: their move stands
+                        seat = t.seat_by_no(t.hand_seats[hs])
                         try:
                             t.hand.apply(moves[hs])
+                            if hs in drafted and seat is not None:
+                                from_panel.add(seat.user_id)
                         except IllegalAction:  # cannot happen: found on this seat's state
                             log.exception("timeout move refused; thinking again")
                             fresh = t.hand.redacted_for(hs)
@@ -2705,7 +2709,6 @@ class TableService:
                         played += 1
                         t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
-                        seat = t.seat_by_no(t.hand_seats[hs])
                         # (a /ofc sitin after this clock ran out: here, not sat out)
                         if seat is not None and not seat.is_bot and t.back_late.get(hs) != step:
                             if hs not in t.away:  # told (and pinged) once a hand
@@ -2714,7 +2717,8 @@ class TableService:
                     if not played:
                         continue
                     # (the hand's last move: told before its showdown, which settling posts)
-                    preface = self._timeout_text(t, timed_out) if t.hand.is_over else ""
+                    preface = (self._timeout_text(t, timed_out, from_panel)
+                               if t.hand.is_over else "")
                     t.showdown_notes = [preface] if preface else []
                     try:
                         await self._after_action(t)
@@ -2726,7 +2730,8 @@ class TableService:
                         # only a move that was saved sits its player out
                         await self._sit_out_after_timeout(t, timed_out)
                         self._spawn(t, self._timeout_notices(
-                            t, "" if preface else self._timeout_text(t, timed_out), before))
+                            t, "" if preface else self._timeout_text(t, timed_out, from_panel),
+                            before))
                 if failed:
                     await asyncio.sleep(self._retry_delay(t))
                     continue
@@ -2749,12 +2754,27 @@ class TableService:
             log.exception("marking timed-out players of table %s as sitting out failed", t.id)
 
     @staticmethod
-    def _timeout_text(t: TableState, seats: list[SeatRow]) -> str:
+    def _timeout_text(t: TableState, seats: list[SeatRow],
+                      from_panel: Collection[int] = ()) -> str:
         """The notice for the players whose clock ran out (lock held, the moves played; empty
-        when none): they are pinged."""
+        when none): they are pinged.  ``from_panel``: the players whose move was the one they
+        had left arranged in their panel (the others' the AI played)."""
         if not seats:
             return ""
-        names = ", ".join(f"<@{seat.user_id}>" for seat in seats)
+
+        def mentions(group: list[SeatRow]) -> str:
+            return ", ".join(f"<@{seat.user_id}>" for seat in group)
+
+        names = mentions(seats)
+        arranged = [seat for seat in seats if seat.user_id in from_panel]
+        by_ai = [seat for seat in seats if seat.user_id not in from_panel]
+        if not arranged:
+            how = "the AI played that move for them."
+        elif not by_ai:
+            how = "the move left arranged in the panel was played for them."
+        else:
+            how = (f"the move left arranged in the panel was played for {mentions(arranged)}, "
+                   f"the AI's for {mentions(by_ai)}.")
         hand = t.hand
         rules = t.rules
         short = (f" ({min(rules.away_timer, rules.timer)} s a decision until they act again)"
@@ -2765,7 +2785,7 @@ class TableService:
                 (hs := t.hand_seat_of(seat.seat_no)) is not None and not hand.done[hs]
                 for seat in group)
 
-        text = f"⏰ Time ran out for {names}: the AI played that move for them."
+        text = f"⏰ Time ran out for {names}: {how}"
         for leaving in (False, True):  # (a player who asked to leave after this hand)
             group = [seat for seat in seats if seat.leaving == leaving]
             if not group:

@@ -656,3 +656,10 @@ def test_the_timeout_notice_of_two_players_one_leaving() -> None:
     assert TableService._timeout_text(t, [stay]).endswith(  # type: ignore[list-item]
         " They play on in this hand (10 s a decision until they act again) and sit out from "
         "the next hand (`/ofc sitin` to come back).")
+    # the move a player left arranged in the panel is theirs, not the AI's (found by the
+    # README's audit: it was told as the AI's)
+    assert TableService._timeout_text(t, [stay], {1}).startswith(  # type: ignore[list-item]
+        "⏰ Time ran out for <@1>: the move left arranged in the panel was played for them. ")
+    assert TableService._timeout_text(t, [stay, go], {2}).startswith(  # type: ignore[list-item]
+        "⏰ Time ran out for <@1>, <@2>: the move left arranged in the panel was played for "
+        "<@2>, the AI's for <@1>. ")
