@@ -270,7 +270,8 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
         # values or a move's text can be a player's hidden cards: their discard)
         data: dict[str, Any] = dict(interaction.data or {})
         where = getattr(interaction.command, "qualified_name", None) or data.get("custom_id", "?")
-        log.error("unexpected error %s in %s", error_id, where, exc_info=error)
+        log.error("unexpected error %s in %s (server %s, channel %s)", error_id, where,
+                  interaction.guild_id, interaction.channel_id, exc_info=error)
         text = (f"Something went wrong on our side (error id `{error_id}`). "
                 "The table is unchanged; please try again.")
     text = fit_message(text)

@@ -233,6 +233,12 @@ def recap_lines(table: TableRow, recap: TableRecap, closed: bool,
     return lines
 
 
+def _decision(t: TableState, hs: int, kind: str) -> str:
+    """What the AI is asked, for the log of a call that hangs: ``a bot's move at table 3,
+    hand #12, hand seat 1`` (where to find the position again)."""
+    return f"{kind} at table {t.id}, hand #{t.row.hand_no}, hand seat {hs}"
+
+
 def _about(seconds: float, *, past: bool = False) -> str:
     """A span in words, roughly: whole hours from about an hour on, else minutes (``past``: a
     time gone by, rounded down, so that it never says more than it was)."""
@@ -290,15 +296,23 @@ class ChannelGone(Exception):
     away, say), so nobody can play there any more."""
 
 
+class ChannelMuted(Exception):
+    """Raised by a notifier: the table's channel takes no message from the bot now (a locked
+    or archived thread, a permission taken away).  Normal enough: the table plays on
+    silently, and the log says so once, not at every message."""
+
+
 class SafeNotifier:
     """Messages are best effort: a send that fails (permissions, Discord errors) is logged and
     never undoes, stops or misreports play.  A table whose channel is gone is handed to
-    ``on_gone`` (the service closes it)."""
+    ``on_gone`` (the service closes it); one whose channel takes no message now is logged
+    once (again when it takes them again)."""
 
     def __init__(self, inner: Notifier,
                  on_gone: Callable[[TableState], None] | None = None) -> None:
         self.inner = inner
         self.on_gone = on_gone
+        self._muted: set[int] = set()
 
     async def _call(self, name: str, table: TableState, *args: Any, **kwargs: Any) -> None:
         try:
@@ -309,8 +323,19 @@ class SafeNotifier:
             log.warning("the channel %s of table %s is gone", table.row.channel_id, table.id)
             if self.on_gone is not None:
                 self.on_gone(table)
+        except ChannelMuted as e:
+            if table.id not in self._muted:
+                self._muted.add(table.id)
+                log.warning("table %s: its channel %s takes no message from the bot now (%s); "
+                            "it plays on silently", table.id, table.row.channel_id, e)
         except Exception:
-            log.exception("notifier %s failed", name)
+            log.exception("notifier %s failed at table %s (channel %s)", name, table.id,
+                          table.row.channel_id)
+        else:
+            if table.id in self._muted:
+                self._muted.discard(table.id)
+                log.info("table %s: its channel %s takes messages again", table.id,
+                         table.row.channel_id)
 
     async def table_changed(self, table: TableState) -> None:
         await self._call("table_changed", table)
@@ -2605,7 +2630,8 @@ class TableService:
                 )
             snapshot = t.hand.redacted_for(hs)
         try:
-            s = await self.thinker.run(suggest, snapshot, hs, "normal")
+            s = await self.thinker.run(suggest, snapshot, hs, "normal",
+                                       what=_decision(t, hs, "a suggestion"))
         except Hung:
             raise ServiceError("The AI did not answer in time; please try again.") from None
         return f"{req.describe()}: suggested {s.explanation}"
@@ -2680,7 +2706,8 @@ class TableService:
                 moves = {hs: drafted[hs] if hs in drafted
                          else await self.thinker.run(
                              snapshots[hs].autoplay, hs,
-                             fallback=_plain_autoplay(snapshots[hs], hs))
+                             fallback=_plain_autoplay(snapshots[hs], hs),
+                             what=_decision(t, hs, "a timeout"))
                          for hs, _ in todo}
                 async with t.lock:
                     if superseded():
@@ -2701,8 +2728,11 @@ class TableService:
                             t.hand.apply(moves[hs])
                             if hs in drafted and seat is not None:
                                 from_panel.add(seat.user_id)
-                        except IllegalAction:  # cannot happen: found on this seat's state
-                            log.exception("timeout move refused; thinking again")
+                        except IllegalAction as e:  # cannot happen: found on this seat's
+                            # state (its message would name the seat's cards: not logged)
+                            log.error("table %s hand #%s: the timeout's move at hand seat %s "
+                                      "was refused (%s); thinking again", t.id,
+                                      t.row.hand_no, hs, type(e).__name__)
                             fresh = t.hand.redacted_for(hs)
                             t.hand.apply(await self.thinker.run(
                                 fresh.autoplay, hs, fallback=_plain_autoplay(fresh, hs)))
@@ -2845,12 +2875,14 @@ class TableService:
             level = str(seat.bot_level) if seat and seat.bot_level else "normal"
             snapshot = t.hand.redacted_for(hs)  # what this seat may see, nothing more
         # think without holding the table: the others' commands go on meanwhile
-        natural = await self.thinker.run(choose_natural, snapshot, hs, fallback=lambda: None)
+        natural = await self.thinker.run(choose_natural, snapshot, hs, fallback=lambda: None,
+                                         what=_decision(t, hs, "a bot's natural"))
         if not natural and not current():  # (closed or moved on meanwhile: no search for it)
             return
         placed, discards = (
             ((), ()) if natural else await self.thinker.run(
-                choose_move, snapshot, hs, level, fallback=_plain_move(snapshot, hs))
+                choose_move, snapshot, hs, level, fallback=_plain_move(snapshot, hs),
+                what=_decision(t, hs, "a bot's move"))
         )
         async with t.lock:
             if not current():
@@ -2862,8 +2894,9 @@ class TableService:
                     t.hand.declare(hs, natural)
                 else:
                     t.hand.place(hs, placed, discards)
-            except IllegalAction:
-                log.exception("bot move refused; autoplaying")
+            except IllegalAction as e:  # (its message would name the bot's hidden cards)
+                log.error("table %s hand #%s: the bot's move at hand seat %s was refused (%s); "
+                          "autoplaying", t.id, t.row.hand_no, hs, type(e).__name__)
                 t.hand.apply(await self.thinker.run(snapshot.autoplay, hs,
                                                     fallback=_plain_autoplay(snapshot, hs)))
             t.deadlines.pop(hs, None)

@@ -137,12 +137,14 @@ class Thinker:
                                for _ in range(self.processes)))
 
     async def run(
-        self, fn: Callable[..., T], *args: Any, fallback: Callable[[], T] | None = None
+        self, fn: Callable[..., T], *args: Any, fallback: Callable[[], T] | None = None,
+        what: str = "",
     ) -> T:
         """``fn(*args)`` off the event loop (``fn`` and its arguments are sent to a worker: a
         module-level function or a bound method of a picklable object such as ``Hand``).  What
         ``fn`` raises is raised here.  A call that hangs in a worker (``HANG_LIMIT``) returns
-        ``fallback()`` (thought in a thread) or raises ``Hung``."""
+        ``fallback()`` (thought in a thread) or raises ``Hung``; ``what``: the decision, named
+        in the log of a call that hangs."""
         call = functools.partial(fn, *args)
         for attempt in (1, 2):
             if not self.processes or self._closed:
@@ -177,8 +179,9 @@ class Thinker:
                     continue
             # (it ran that long: the watchdog stopped it, or it died while a hung call held
             # the worker) not tried again
-            log.error("the AI did not answer %s within %.0f s: its worker was stopped (where "
-                      "it was stuck is above); %s", getattr(fn, "__name__", fn), self.hang_limit,
+            log.error("the AI did not answer %s%s within %.1f s: its worker was stopped "
+                      "(where it was stuck is above); %s", getattr(fn, "__name__", fn),
+                      f" ({what})" if what else "", self.hang_limit,
                       "a plain move instead" if fallback else "given up")
             if fallback is None:
                 raise Hung(f"the AI did not answer within {self.hang_limit:.0f} s")

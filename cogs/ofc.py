@@ -17,6 +17,7 @@ from bot.service import (
     NO_HANDS_YET,
     NO_RECAP,
     REASON_LENGTH,
+    ChannelMuted,
     ServiceError,
     TableService,
     TableState,
@@ -277,7 +278,7 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
         try:  # the table exists now: a refused picture must not read as a failed command
             await self.presenter.post_new_table(t)
-        except discord.HTTPException:
+        except (discord.HTTPException, ChannelMuted):
             log.exception("could not post the table message of table %s", t.id)
             where = "thread" if isinstance(interaction.channel, discord.Thread) else "channel"
             await interaction.followup.send(

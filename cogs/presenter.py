@@ -22,6 +22,7 @@ from bot.service import (
     CLOSE_UNMARKED,
     NO_BUY_INS,
     ChannelGone,
+    ChannelMuted,
     HandReview,
     PanelState,
     PastHand,
@@ -508,13 +509,17 @@ UNKNOWN_CHANNEL = 10003
 @contextlib.contextmanager
 def table_channel(t: TableState) -> Iterator[None]:
     """Around a send to the table's channel: that channel deleted (404 Unknown Channel)
-    becomes ``ChannelGone``, which closes the table (``SafeNotifier``)."""
+    becomes ``ChannelGone``, which closes the table (``SafeNotifier``); one that refuses the
+    bot (403: a locked or archived thread, a permission taken away) ``ChannelMuted``, which is
+    logged once, not at every message."""
     try:
         yield
     except discord.NotFound as e:
         if e.code == UNKNOWN_CHANNEL:
             raise ChannelGone(t.row.channel_id) from e
         raise
+    except discord.Forbidden as e:
+        raise ChannelMuted(f"{e.status} {e.code}: {e.text}") from e
 
 
 def result_summary(r: HandResult, practice: str = "", units: bool = True) -> str:
@@ -626,6 +631,8 @@ class Presenter:
                 except ChannelGone:  # (a task of its own: the service is told here)
                     self.bot.service.channel_lost(t)  # type: ignore[union-attr]
                     return
+                except ChannelMuted as e:  # (the notices through the service say it once)
+                    log.debug("table %s: its message cannot be edited now (%s)", t.id, e)
                 except Exception:
                     log.exception("could not update the table message of table %s", t.id)
 
@@ -653,8 +660,9 @@ class Presenter:
         if edit and message_id:
             try:
                 msg = channel.get_partial_message(message_id)
-                return await msg.edit(content=text, attachments=[file], allowed_mentions=QUIET,
-                                      view=self.table_components(t))
+                with table_channel(t):
+                    return await msg.edit(content=text, attachments=[file],
+                                          allowed_mentions=QUIET, view=self.table_components(t))
             except discord.NotFound:
                 pass
         with table_channel(t):
@@ -861,5 +869,5 @@ class Presenter:
                 else:
                     await self.channel(t).send(
                         text, allowed_mentions=discord.AllowedMentions.none())
-        except discord.HTTPException:
-            log.exception("could not post a notice to table %s", t.id)
+        except discord.HTTPException as e:  # (no traceback: status and code say it)
+            log.error("could not post a notice to table %s: %s %s", t.id, e.status, e.code)

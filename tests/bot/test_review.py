@@ -26,7 +26,7 @@ class CountingThinker(Thinker):
         self.hold = asyncio.Event()
         self.hold.set()
 
-    async def run(self, fn: Any, *args: Any, fallback: Any = None) -> Any:
+    async def run(self, fn: Any, *args: Any, fallback: Any = None, what: str = "") -> Any:
         self.calls.append(fn)
         await self.hold.wait()
         return await super().run(fn, *args, fallback=fallback)
@@ -110,7 +110,7 @@ async def test_one_review_at_a_time_for_each_member() -> None:
 async def test_a_review_that_fails_frees_the_member() -> None:
     svc, store, t, thinker = await first_hand_played("review-fails")
 
-    async def broken(fn: Any, *args: Any, fallback: Any = None) -> Any:
+    async def broken(fn: Any, *args: Any, fallback: Any = None, what: str = "") -> Any:
         raise ServiceError("The AI did not answer in time; please try again.")
 
     thinker.run = broken  # type: ignore[method-assign]

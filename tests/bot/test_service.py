@@ -263,7 +263,7 @@ async def test_the_bots_decisions_of_a_settled_hand_are_forgotten() -> None:
 class HungThinker(Thinker):
     """An AI that never answers: what ``Thinker`` does when a call hangs in its worker."""
 
-    async def run(self, fn: Any, *args: Any, fallback: Any = None) -> Any:
+    async def run(self, fn: Any, *args: Any, fallback: Any = None, what: str = "") -> Any:
         if fallback is None:
             raise Hung("never answers")
         return await asyncio.to_thread(fallback)

@@ -63,7 +63,7 @@ class _Recorder:
         if getattr(real, "_recorder", None) is not None:  # a restart keeps the same thinker
             real = real._real  # type: ignore[attr-defined]
 
-        async def run(fn: Any, *args: Any, fallback: Any = None) -> Any:
+        async def run(fn: Any, *args: Any, fallback: Any = None, what: str = "") -> Any:
             hand = getattr(fn, "__self__", None)
             if not isinstance(hand, Hand):
                 hand = next((a for a in args if isinstance(a, Hand)), None)

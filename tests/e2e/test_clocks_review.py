@@ -327,7 +327,7 @@ class GatedTimeouts:
         thinker = w.service.thinker
         real = thinker.run
 
-        async def run(fn: Any, *args: Any, fallback: Any = None) -> Any:
+        async def run(fn: Any, *args: Any, fallback: Any = None, what: str = "") -> Any:
             if getattr(fn, "__name__", "") == "autoplay":
                 self.entered.set()
                 await self.release.wait()

@@ -34,7 +34,7 @@ class SlowThinker(Thinker):
         super().__init__(0)
         self.delay = delay
 
-    async def run(self, fn: Any, *args: Any, fallback: Any = None) -> Any:
+    async def run(self, fn: Any, *args: Any, fallback: Any = None, what: str = "") -> Any:
         await asyncio.sleep(self.delay)
         return await super().run(fn, *args, fallback=fallback)
 
