@@ -331,8 +331,8 @@ class SafeNotifier:
         except Exception:
             log.exception("notifier %s failed at table %s (channel %s)", name, table.id,
                           table.row.channel_id)
-        else:
-            if table.id in self._muted:
+        else:  # (a message that reached the channel: not an edit queued, not a DM)
+            if name in ("turn_started", "showdown", "notice") and table.id in self._muted:
                 self._muted.discard(table.id)
                 log.info("table %s: its channel %s takes messages again", table.id,
                          table.row.channel_id)

@@ -672,6 +672,8 @@ async def test_a_locked_thread_is_not_an_error_per_message(tmp_path: Path, spy: 
         assert any(e[3] == 50083 for e in w.fake.api_errors)  # (refused, as Discord does)
         errors = [x for _, x in spy.since(n, logging.ERROR)]
         assert errors == [], f"{len(errors)} ERROR records:\n" + "\n".join(errors)
+        said = [x for _, x in spy.since(n, logging.WARNING) if "takes no message" in x]
+        assert len(said) == 1, said  # (once for the table, not at every move)
 
 
 async def test_a_hung_ai_call_names_the_decision_that_hung(
