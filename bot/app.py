@@ -157,9 +157,22 @@ class OFCBot(commands.Bot):
 
     async def on_connect(self) -> None:
         """The gateway's READY: play resumes at the tables loaded at the start (the first
-        time only; a new session later finds none waiting)."""
-        if self.service is not None:
-            await self.service.resume()
+        time only; a new session later finds none waiting), once the tables of the servers
+        that removed the bot while it was stopped are closed (READY lists every server the bot
+        is in, one that is down as unavailable: a server it does not list has removed the bot;
+        closed as if removed now, their hand voided and every stack back, before any clock
+        or bot plays there)."""
+        if self.service is None:
+            return
+        present = {g.id for g in self.guilds}
+        for guild_id in sorted({t.row.guild_id for t in self.service.tables.values()}
+                               - present):
+            log.warning("server %s no longer lists the bot: closing its tables", guild_id)
+            try:
+                await self.service.guild_gone(guild_id)
+            except Exception:  # (the service tries again in the background)
+                log.exception("closing the tables of server %s failed", guild_id)
+        await self.service.resume()
 
     async def on_disconnect(self) -> None:
         """The gateway is gone (discord.py reconnects): tables wait to close as idle."""
@@ -172,23 +185,8 @@ class OFCBot(commands.Bot):
             self.service.connection_back()
 
     async def on_ready(self) -> None:
-        """Every server the bot is in is known (one that is down is listed, unavailable):
-        the tables of a server that removed the bot while it was stopped close as if it had
-        been removed now (their hand voided, every stack back), or they would wait forever,
-        their stacks locked, their clocks playing for players who cannot reach them."""
         log.info("connected as %s (%s) in %d server(s)", self.user, getattr(self.user, "id", "?"),
                  len(self.guilds))
-        if self.service is None:
-            return
-        present = {g.id for g in self.guilds}
-        for guild_id in sorted({t.row.guild_id for t in self.service.tables.values()}
-                               - present):
-            log.warning("server %s removed the bot while it was stopped: closing its tables",
-                        guild_id)
-            try:
-                await self.service.guild_gone(guild_id)
-            except Exception:  # (the service tries again in the background)
-                log.exception("closing the tables of server %s failed", guild_id)
 
     async def on_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from engine import Board, Card, CardError, Hand, IllegalAction, Rules, RulesError
-from engine.actions import Declare, NotYourTurn, Place
+from engine.actions import Declare, Place
 from engine.ai import choose_move, choose_natural, suggest  # at start: ~60 ms, not mid-game
 from engine.autoplay import Move, choose_placement
 from engine.cards import cards_from_json, cards_to_json, parse_cards
@@ -259,14 +259,15 @@ class Notifier(Protocol):
 
     async def turn_started(
         self, table: TableState, seats: list[int], requirement: Requirement | None
-    ) -> None: ...
+    ) -> bool | None: ...
 
     async def fantasyland_dealt(self, table: TableState, seat_no: int) -> None: ...
 
-    async def showdown(self, table: TableState, result: ShowdownResult) -> None: ...
+    async def showdown(self, table: TableState, result: ShowdownResult) -> bool | None: ...
 
-    async def notice(self, table: TableState, text: str, *, ping: bool = True) -> None:
-        """Post ``text`` in the table's channel; ``ping=False``: its mentions notify nobody."""
+    async def notice(self, table: TableState, text: str, *, ping: bool = True) -> bool | None:
+        """Post ``text`` in the table's channel; ``ping=False``: its mentions notify nobody.
+        (These three return ``True`` when a message reached the channel.)"""
 
     # optional: ``table_gone(table)``, the table closed because its channel is gone (nothing
     # can be posted there): what the notifier keeps of it can go (``SafeNotifier.table_gone``)
@@ -313,10 +314,14 @@ class SafeNotifier:
         self.inner = inner
         self.on_gone = on_gone
         self._muted: set[int] = set()
+        """Tables whose channel refused the bot's last message."""
+        self._told: set[int] = set()
+        """Tables whose muting was logged as a warning (once a run: a channel that takes
+        pings but not pictures, say, would warn at every hand)."""
 
     async def _call(self, name: str, table: TableState, *args: Any, **kwargs: Any) -> None:
         try:
-            await getattr(self.inner, name)(table, *args, **kwargs)
+            sent = await getattr(self.inner, name)(table, *args, **kwargs)
         except asyncio.CancelledError:
             raise
         except ChannelGone:
@@ -326,16 +331,22 @@ class SafeNotifier:
         except ChannelMuted as e:
             if table.id not in self._muted:
                 self._muted.add(table.id)
-                log.warning("table %s: its channel %s takes no message from the bot now (%s); "
-                            "it plays on silently", table.id, table.row.channel_id, e)
+                log.log(logging.DEBUG if table.id in self._told else logging.WARNING,
+                        "table %s: its channel %s takes no message from the bot now (%s); it "
+                        "plays on silently", table.id, table.row.channel_id, e)
+                self._told.add(table.id)
         except Exception:
             log.exception("notifier %s failed at table %s (channel %s)", name, table.id,
                           table.row.channel_id)
-        else:  # (a message that reached the channel: not an edit queued, not a DM)
-            if name in ("turn_started", "showdown", "notice") and table.id in self._muted:
+        else:  # (``True``: a message reached the channel; not an edit queued, not a DM)
+            if sent is True and table.id in self._muted:
                 self._muted.discard(table.id)
                 log.info("table %s: its channel %s takes messages again", table.id,
                          table.row.channel_id)
+
+    def muted(self, table: TableState) -> bool:
+        """The table's channel refused the bot's last message."""
+        return table.id in self._muted
 
     async def table_changed(self, table: TableState) -> None:
         await self._call("table_changed", table)
@@ -1183,10 +1194,13 @@ class TableService:
     def _my_hand_seat(self, t: TableState, user_id: int) -> int:
         seat = self._my_seat(t, user_id)
         if t.hand is None:
-            raise self._no_hand(t)
+            no_hand = self._no_hand(t)
+            raise ServiceError(sentence(str(no_hand)) + self._turn_elsewhere(t, user_id)) \
+                if self._turn_elsewhere(t, user_id) else no_hand
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
-            raise ServiceError(self._not_in_hand(t, seat))
+            raise ServiceError(sentence(self._not_in_hand(t, seat))
+                               + self._turn_elsewhere(t, user_id))
         return hs
 
     def _not_in_hand(self, t: TableState, seat: SeatRow) -> str:
@@ -1703,6 +1717,11 @@ class TableService:
                         + await self._recap_after(t))
         await self.notifier.table_changed(t)
         return text
+
+    def channel_muted(self, table_id: int) -> bool:
+        """The channel of table ``table_id`` refused the bot's last message."""
+        t = self.tables.get(table_id)
+        return t is not None and self._notifier.muted(t)
 
     def connection_lost(self) -> None:
         """Discord's gateway is gone for now: its players cannot act, so no table closes as
@@ -2317,9 +2336,8 @@ class TableService:
             try:
                 t.hand._verify_actor(hs)
             except IllegalAction as e:
-                seat = t.seat_by_no(t.hand_seats[hs])
-                elsewhere = self._turn_elsewhere(t, seat.user_id) if isinstance(
-                    e, NotYourTurn) and seat is not None else ""
+                seat = t.seat_by_no(t.hand_seats[hs])  # (their turn elsewhere, if it is)
+                elsewhere = self._turn_elsewhere(t, seat.user_id) if seat is not None else ""
                 raise ServiceError(sentence(str(e)) + elsewhere if elsewhere else str(e)) \
                     from None
             raise ServiceError("You have nothing to place right now.")
@@ -2524,7 +2542,8 @@ class TableService:
                 raise Stale(f"Hand #{hand_no} is over.")  # (with the panel of a new one)
             hs = t.hand_seat_of(seat_no)
             if hs is not None and hs in t.away and self.step_of(t, hs) != step:
-                raise Stale("Your time ran out, so the AI has been playing for you. Here is "
+                raise Stale("Your time ran out, so the clock played for you (what you had "
+                            "arranged, when it was a whole move, else the AI). Here is "
                             "your current panel.")
             if hs is None or self.step_of(t, hs) != step:
                 raise Stale("That was already done. Here is your current panel.")
@@ -2735,7 +2754,8 @@ class TableService:
                                       t.row.hand_no, hs, type(e).__name__)
                             fresh = t.hand.redacted_for(hs)
                             t.hand.apply(await self.thinker.run(
-                                fresh.autoplay, hs, fallback=_plain_autoplay(fresh, hs)))
+                                fresh.autoplay, hs, fallback=_plain_autoplay(fresh, hs),
+                                what=_decision(t, hs, "a timeout, again")))
                         played += 1
                         t.deadlines.pop(hs, None)
                         t.drafts.pop(hs, None)
@@ -2897,8 +2917,9 @@ class TableService:
             except IllegalAction as e:  # (its message would name the bot's hidden cards)
                 log.error("table %s hand #%s: the bot's move at hand seat %s was refused (%s); "
                           "autoplaying", t.id, t.row.hand_no, hs, type(e).__name__)
-                t.hand.apply(await self.thinker.run(snapshot.autoplay, hs,
-                                                    fallback=_plain_autoplay(snapshot, hs)))
+                t.hand.apply(await self.thinker.run(
+                    snapshot.autoplay, hs, fallback=_plain_autoplay(snapshot, hs),
+                    what=_decision(t, hs, "a bot's move, again")))
             t.deadlines.pop(hs, None)
             try:
                 await self._after_action(t)
@@ -3383,7 +3404,9 @@ class TableService:
             for decision in found:
                 try:
                     async with self._review_turn:  # (one decision of one review at a time)
-                        verdicts.append(await self.thinker.run(judge, decision))
+                        verdicts.append(await self.thinker.run(
+                            judge, decision,
+                            what=f"a review of hand #{number} at table {table.id}"))
                 except Hung:
                     raise ServiceError("The AI did not answer in time; please try again.") \
                         from None

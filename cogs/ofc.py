@@ -278,8 +278,8 @@ class OFC(commands.GroupCog, group_name="ofc", group_description="Open Face Chin
         )
         try:  # the table exists now: a refused picture must not read as a failed command
             await self.presenter.post_new_table(t)
-        except (discord.HTTPException, ChannelMuted):
-            log.exception("could not post the table message of table %s", t.id)
+        except (discord.HTTPException, ChannelMuted) as e:  # (the host is told what to allow)
+            log.warning("could not post the table message of table %s: %s", t.id, e)
             where = "thread" if isinstance(interaction.channel, discord.Thread) else "channel"
             await interaction.followup.send(
                 f"The table is open, but I could not post its picture in this {where}: "

@@ -761,9 +761,9 @@ class Presenter:
 
     async def turn_started(
         self, t: TableState, seats: list[int], requirement: Requirement | None
-    ) -> None:
+    ) -> bool:
         """The ping says what ``requirement`` (decided when the turn moved) asks, not what the
-        table asks when the message is sent."""
+        table asks when the message is sent.  Whether it was sent."""
         from .views import open_panel_view
 
         mentions = []
@@ -772,7 +772,7 @@ class Presenter:
             if seat is not None:
                 mentions.append(f"<@{seat.user_id}>")
         if not mentions or t.hand is None:
-            return
+            return False
         what = requirement.describe().lower() if requirement else "your move"
         seconds = t.rules.set_timer if requirement and requirement.is_set else t.rules.timer
         hs = t.hand_seat_of(seats[0])
@@ -793,6 +793,7 @@ class Presenter:
                     "Press **Open my panel** or use `/ofc place`." + more,
                     view=open_panel_view(t.id),
                 )
+        return True
 
     async def fantasyland_dealt(self, t: TableState, seat_no: int) -> None:
         from .views import open_panel_view, panel_view
@@ -823,13 +824,14 @@ class Presenter:
                 log.exception("could not DM the fantasyland hand of %s", seat.user_id)
             why = "your DMs are closed" if isinstance(e, discord.Forbidden) else (
                 "I could not send it by DM")
-            await self.channel(t).send(
-                f"🌴 <@{seat.user_id}>, your fantasyland hand is ready, but {why}, "
-                "so it stays private here: press **Open my panel** (only you will see it).",
-                view=open_panel_view(t.id),
-            )
+            with table_channel(t):  # (a locked thread: muted, said once)
+                await self.channel(t).send(
+                    f"🌴 <@{seat.user_id}>, your fantasyland hand is ready, but {why}, "
+                    "so it stays private here: press **Open my panel** (only you will see it).",
+                    view=open_panel_view(t.id),
+                )
 
-    async def showdown(self, t: TableState, r: ShowdownResult) -> None:
+    async def showdown(self, t: TableState, r: ShowdownResult) -> bool:
         async with _lock(self._ping_locks, t.id):
             await self._drop_last_ping(t)
         view = showdown_view(r, table_title(t, r.practice), t.row.stake)
@@ -860,8 +862,9 @@ class Presenter:
         # and post a table message of its own)
         async with _lock(self._edit_locks, t.id):
             await self.post_table(t, edit=False)
+        return True
 
-    async def notice(self, t: TableState, text: str, *, ping: bool = True) -> None:
+    async def notice(self, t: TableState, text: str, *, ping: bool = True) -> bool:
         try:
             with table_channel(t):
                 if ping:
@@ -871,3 +874,5 @@ class Presenter:
                         text, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException as e:  # (no traceback: status and code say it)
             log.error("could not post a notice to table %s: %s %s", t.id, e.status, e.code)
+            return False
+        return True

@@ -104,9 +104,22 @@ async def send_panel(
     else:
         assert channel_id is not None
         state = service.panel_in_channel(channel_id, interaction.user.id)
-    text, file, view = await panel_payload(bot, state, note=_closed_thread_note(interaction),
-                                           dm=interaction.guild_id is None)
+    text, file, view = await panel_payload(
+        bot, state, note=_closed_thread_note(interaction) or _muted_note(bot, state),
+        dm=interaction.guild_id is None)
     await interaction.response.send_message(text, file=file, view=view, ephemeral=True)
+
+
+def _muted_note(bot: OFCBot, state: PanelState) -> str:
+    """The table's channel refused the bot's last message (a permission taken away): the
+    player who opens a panel is told why the table is silent."""
+    service = bot.service
+    assert service is not None
+    if not service.channel_muted(state.table_id):
+        return ""
+    return ("⚠️ The bot cannot post in this channel now (it needs Send Messages, Attach Files "
+            "and Embed Links here: a moderator can allow them), so the table plays on without "
+            "its messages. Your moves still count.")
 
 
 def _closed_thread_note(interaction: discord.Interaction) -> str:
