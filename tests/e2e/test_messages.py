@@ -178,7 +178,7 @@ async def test_a_panel_clicked_after_the_clock_ran_out_says_so(tmp_path: Any) ->
             w.chan, lambda m: "Time ran out" in (m.content or ""), timeout=10,
             include_existing=True)
         rec = await w.select(w.bob, panel, panel.message.selects()[0]["custom_id"], cards[:1])
-        assert "Your time ran out, so the AI has been playing for you" in rec.content
+        assert "Your time ran out, so the clock played for you" in rec.content
         assert "already done" not in rec.content
 
 
