@@ -1179,28 +1179,27 @@ class TableService:
                 if o is not t and o.row.guild_id == t.row.guild_id
                 and o.seat_of_user(user_id) is not None]
 
-    def _turn_elsewhere(self, t: TableState, user_id: int) -> str:
-        """`` Your turn is at <#…>.`` when ``user_id`` has a decision to make now at another
-        table of ``t``'s server (a move typed in the wrong channel), else empty."""
+    def _turn_elsewhere(self, t: TableState, user_id: int, why: str) -> ServiceError:
+        """Why ``user_id`` cannot act at ``t``, and `` Your turn is at <#…>.`` when they have
+        a decision to make now at another table of ``t``'s server (a move typed in the wrong
+        channel)."""
         channels = []
         for o in self.tables.values():
             seat = o.seat_of_user(user_id) if o is not t and o.row.guild_id == t.row.guild_id \
                 else None
-            hs = o.hand_seat_of(seat.seat_no) if seat is not None and o.hand is not None else None
+            hs = o.hand_seat_of(seat.seat_no) if seat is not None else None
             if hs is not None and o.hand is not None and o.hand.may_act(hs):
                 channels.append(f"<#{o.row.channel_id}>")
-        return f" Your turn is at {', '.join(channels)}." if channels else ""
+        return ServiceError(f"{sentence(why)} Your turn is at {', '.join(channels)}."
+                            if channels else why)
 
     def _my_hand_seat(self, t: TableState, user_id: int) -> int:
         seat = self._my_seat(t, user_id)
         if t.hand is None:
-            no_hand = self._no_hand(t)
-            raise ServiceError(sentence(str(no_hand)) + self._turn_elsewhere(t, user_id)) \
-                if self._turn_elsewhere(t, user_id) else no_hand
+            raise self._turn_elsewhere(t, user_id, str(self._no_hand(t)))
         hs = t.hand_seat_of(seat.seat_no)
         if hs is None:
-            raise ServiceError(sentence(self._not_in_hand(t, seat))
-                               + self._turn_elsewhere(t, user_id))
+            raise self._turn_elsewhere(t, user_id, self._not_in_hand(t, seat))
         return hs
 
     def _not_in_hand(self, t: TableState, seat: SeatRow) -> str:
@@ -2337,9 +2336,8 @@ class TableService:
                 t.hand._verify_actor(hs)
             except IllegalAction as e:
                 seat = t.seat_by_no(t.hand_seats[hs])  # (their turn elsewhere, if it is)
-                elsewhere = self._turn_elsewhere(t, seat.user_id) if seat is not None else ""
-                raise ServiceError(sentence(str(e)) + elsewhere if elsewhere else str(e)) \
-                    from None
+                raise (self._turn_elsewhere(t, seat.user_id, str(e)) if seat is not None
+                       else ServiceError(str(e))) from None
             raise ServiceError("You have nothing to place right now.")
         return req
 

@@ -167,8 +167,12 @@ def _table_line(t: TableState) -> str:
     else:
         state = "between hands" if t.row.hand_no else "not started yet"
     free = t.row.max_seats - len(t.seats)
-    room = ("" if t.row.status == "closing" else
-            f"; {NO_BUY_INS.removeprefix('it ')}" if t.over_max_stake else f"; {plural(free, 'seat')} free" if free > 0 else "; full")
+    if t.row.status == "closing":
+        room = ""
+    elif t.over_max_stake:
+        room = f"; {NO_BUY_INS.removeprefix('it ')}"
+    else:
+        room = f"; {plural(free, 'seat')} free" if free > 0 else "; full"
     # (the stakes a newcomer would play for: a table is practice only while one human plays)
     stakes = title_of(t.rules.variant, t.row.stake, False)
     if t.row.stake:

@@ -16,7 +16,6 @@ import discord
 
 from bot.service import HandReview, PanelState, PastHand, ServiceError, Stale, TableState
 from bot.store import PlayerHand
-from engine.board import ROWS
 from engine.notation import signed_amount
 
 from .presenter import (
@@ -150,8 +149,8 @@ def panel_text_and_view(
     ``dm``: the panel is in a DM, so its text says which table it is)."""
     t, deadline = _panel_table(bot, state)
     variant = t.rules.variant
-    text = (panel_text(state, variant, deadline, t.rules, t.row.channel_id, server_name(bot, t))
-            if dm else panel_text(state, variant, deadline, t.rules))
+    channel_id, server = (t.row.channel_id, server_name(bot, t)) if dm else (None, "")
+    text = panel_text(state, variant, deadline, t.rules, channel_id, server)
     if note:
         text = f"{note}\n{text}"
     return text[:1990], panel_view(state, variant)
@@ -186,18 +185,17 @@ def panel_view(state: PanelState, variant: str) -> discord.ui.View:
     remaining = state.remaining
     if remaining:
         view.add_item(PanelSelect(base, remaining, state.draft.selected))
-    for action, label, style in (
-        ("top", "Top", discord.ButtonStyle.secondary),
-        ("middle", "Middle", discord.ButtonStyle.secondary),
-        ("bottom", "Bottom", discord.ButtonStyle.secondary),
-        ("discard", "Discard", discord.ButtonStyle.danger),
-    ):
+    for row, (action, label, style, room) in enumerate((
+        ("top", "Top", discord.ButtonStyle.secondary, req.free[0]),
+        ("middle", "Middle", discord.ButtonStyle.secondary, req.free[1]),
+        ("bottom", "Bottom", discord.ButtonStyle.secondary, req.free[2]),
+        ("discard", "Discard", discord.ButtonStyle.danger, req.discard),
+    )):
         if action == "discard" and req.discard == 0:
             continue
-        # (a row its chosen cards fill is dimmed: pressing it could only say it is full)
-        row = ROWS.index(action) if action != "discard" else 3
-        full = (req.free[row] if row < 3 else req.discard) <= sum(
-            1 for _, r in state.draft.assigned if r == row)  # (the discards chosen: full too)
+        # (a row its chosen cards fill is dimmed, the discards too once chosen: pressing it
+        # could only say it is full)
+        full = room <= sum(1 for _, r in state.draft.assigned if r == row)
         view.add_item(PanelButton(base, action, label, style,
                                   disabled=not state.draft.selected or full))
     view.add_item(PanelButton(base, "undo", "Undo", discord.ButtonStyle.secondary,

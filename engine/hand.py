@@ -779,19 +779,21 @@ class Round:
     """Seats whose move in this round the clock played (a timeout)."""
 
 
+def _card(item: object) -> Card:
+    """``item`` as a card, else NotInHand naming it."""
+    card = card_of(item)
+    if card is None:
+        raise NotInHand(f"{item!r} is not a card")
+    return card
+
+
 def _cards(items: Iterable[object], what: str) -> tuple[Card, ...]:
-    """``items`` as cards, else NotAllowed naming what is not one."""
+    """``items`` as cards (NotAllowed when it is no list, NotInHand naming what is no card)."""
     try:
         given = tuple(items)
     except TypeError:
         raise NotAllowed(f"The {what} must be a list of cards") from None
-    out = []
-    for item in given:
-        card = card_of(item)
-        if card is None:
-            raise NotInHand(f"{item!r} is not a card")
-        out.append(card)
-    return tuple(out)
+    return tuple(_card(item) for item in given)
 
 
 def _placements(placements: Iterable[object]) -> tuple[tuple[Card, int], ...]:
@@ -805,8 +807,7 @@ def _placements(placements: Iterable[object]) -> tuple[tuple[Card, int], ...]:
     for entry in given:
         if not isinstance(entry, tuple | list) or len(entry) != 2:
             raise NotAllowed(f"{entry!r} is not a (card, row) pair")
-        card = _cards(entry[:1], "placement")[0]
-        row = entry[1]
+        card, row = _card(entry[0]), entry[1]
         if type(row) is not int:
             raise NotAllowed(f"{card}: {row!r} is not a row; rows are top, middle and bottom")
         out.append((card, row))
