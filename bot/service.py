@@ -343,6 +343,13 @@ class SafeNotifier:
                 self._muted.discard(table.id)
                 log.info("table %s: its channel %s takes messages again", table.id,
                          table.row.channel_id)
+        if table.row.status == "closed":  # (its last messages are out: nothing to keep)
+            self.forget(table.id)
+
+    def forget(self, table_id: int) -> None:
+        """Drop what is kept about a closed table."""
+        self._muted.discard(table_id)
+        self._told.discard(table_id)
 
     def muted(self, table: TableState) -> bool:
         """The table's channel refused the bot's last message."""
@@ -1324,6 +1331,7 @@ class TableService:
 
     def _forget(self, t: TableState) -> None:
         self.tables.pop(t.id, None)
+        self._notifier.forget(t.id)
         if self._by_channel.get(t.row.channel_id) == t.id:
             self._by_channel.pop(t.row.channel_id, None)
         if t.timer:

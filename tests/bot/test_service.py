@@ -663,3 +663,29 @@ def test_the_timeout_notice_of_two_players_one_leaving() -> None:
     assert TableService._timeout_text(t, [stay, go], {2}).startswith(  # type: ignore[list-item]
         "⏰ Time ran out for <@1>, <@2>: the move left arranged in the panel was played for "
         "<@2>, the AI's for <@1>. ")
+
+
+async def test_the_notifier_keeps_nothing_of_a_closed_table() -> None:
+    """A channel that refused the bot is remembered (muted, its warning given) while its
+    table is open; once the table is closed, its last messages out, nothing of it is kept
+    (a long run would otherwise hold every closed table's id)."""
+    from types import SimpleNamespace
+
+    from bot.service import ChannelMuted, SafeNotifier
+
+    class Refusing:
+        async def notice(self, table: Any, text: str, *, ping: bool = True) -> bool:
+            raise ChannelMuted("403 50013: Missing Permissions")
+
+    notifier = SafeNotifier(Refusing())  # type: ignore[arg-type]
+    table: Any = SimpleNamespace(id=7, row=SimpleNamespace(channel_id=70, status="open"))
+    await notifier.notice(table, "hello")
+    assert notifier.muted(table)
+    table.row.status = "closed"
+    await notifier.notice(table, "The table is closed.")
+    assert not notifier.muted(table)
+    assert notifier._muted == set() and notifier._told == set()
+    notifier._muted.add(8)
+    notifier._told.add(8)
+    notifier.forget(8)  # (what the service does when it forgets a table)
+    assert notifier._muted == set() and notifier._told == set()
