@@ -184,11 +184,6 @@ def value_table() -> dict[int, HandValue]:
     return _VALUES
 
 
-def top_ranks_equal_or_below(top: int, middle: int) -> bool:
-    """True when a top row's value is at most a middle row's (non-strict foul check)."""
-    return top <= middle
-
-
 _TOP_RANK_MASK = {HIGH_CARD: ~0xFF, PAIR: ~0xFFF, TRIPS: ~0xFFFF}
 
 
