@@ -28,8 +28,8 @@ low bit of _TOP_RANK_MASK, always zero in a pair's or trips' middle; compare_nat
 a missing or unknown natural, which settle never passes; a `continue` whose skipped check cannot
 match; >= inside `wins_a != wins_b`; the sort order _fits ignores; `earned <= 1` and `> 1` where a
 size is 0 or 13-17; a natural's seat marked fouled in ofc, where naturals cannot be declared) and
-43 were gaps, each killed now by a test below (but one function's: see below) (checked: every test passes on the code as it is and
-fails on its mutants).
+43 were gaps, each killed now by a test below but one function's (see below; checked: every test
+passes on the code as it is and fails on its mutants).
 
 Gaps covered: settle's list of pairs; foul_rows / foul_reason for each foul shape and a clean
 board (only one shape was pinned); the short row names of README; foul_loss under 2-4 (the overall unit);
