@@ -399,8 +399,9 @@ async def test_a_muted_channel_is_said_to_take_messages_again_when_nothing_reach
     channel = SimpleNamespace(send=refused)
     bot_stub = SimpleNamespace(get_partial_messageable=lambda *a, **k: channel, service=None)
     presenter = Presenter(bot_stub, 0.0)  # type: ignore[arg-type]
-    t = SimpleNamespace(id=7, row=SimpleNamespace(channel_id=70, guild_id=1), hand=None,
-                        seat_by_no=lambda n: SimpleNamespace(user_id=ALICE), hand_seat_of=None)
+    t = SimpleNamespace(id=7, row=SimpleNamespace(channel_id=70, guild_id=1, status="open"),
+                        hand=None, seat_by_no=lambda n: SimpleNamespace(user_id=ALICE),
+                        hand_seat_of=None)
     safe = SafeNotifier(presenter)
     safe._muted.add(t.id)
     await safe.turn_started(t, [0], None)  # type: ignore[arg-type]  # (its hand ended)
