@@ -534,8 +534,9 @@ def legal_attempts(h: Hand, rng: random.Random) -> list[Attempt]:
             rng.shuffle(cards)
             rows = [0] * 3 + [1] * 5 + [2] * 5
             out.append(("place", seat, list(zip(cards[:13], rows, strict=True)), cards[13:]))
-            for name in naturals_in(req.cards):
-                if name in h.rules.natural_values:
+            for name in naturals_in(req.cards):  # (in chinese only: a fantasyland set
+                # of ofc or pineapple may hold one too, and declaring it is refused there)
+                if name in h.rules.natural_values and h.rules.variant == "chinese":
                     out.append(("declare", seat, name, None))
         else:
             moves = h.legal_moves(seat)
