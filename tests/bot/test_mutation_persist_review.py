@@ -30,10 +30,11 @@ first guard, since only seats that may act have deadlines; ``return False`` -> `
 read as a bool; ``_not_saved`` not re-arming a timer that it never cancelled); 41 are now killed
 by this file (11 tests; two of them, the read-back memory of a deal and a closing table's
 ``close_after``, were also killed by existing tests left out by the selection: so 39 gaps);
-5 are left unpinned (not equivalent, outside what the promise covers: the "resuming N
+5 were left unpinned (not equivalent, outside what the promise covers: the "resuming N
 tables" log line, the load retry's wait (``<`` -> ``<=`` and the sleep deleted), and the timer
 not re-armed after a saved move or a sit-in (``_after_action``, ``_back_in_hand``), which
-only delays a timeout whose deadline comes before the one the running timer sleeps to).
+only delays a timeout whose deadline comes before the one the running timer sleeps to); the
+re-arm after a move was pinned afterwards (the last test, which takes the 5 s of a short clock).
 Defects found: none (no state lost or changed across a restart, no memory left differing from
 the database after a failed save, in what was run and read).
 """
@@ -459,3 +460,43 @@ async def test_a_table_never_dealt_is_not_dealt_by_a_restart(tmp_path: Path) -> 
         "The bot restarted: play resumes where it was."]
     assert ("table", t2.id) in rec2.events  # its message says so again
     await _stop(svc2, store2)
+
+
+async def test_a_move_that_brings_an_earlier_deadline_re_arms_the_clock(tmp_path: Path) -> None:
+    """Promise (README, clocks): a player on the short clock (``away_timer``) after a timeout
+    has that clock at their next decision.  The table's timer sleeps until the earliest
+    deadline; when a move hands the turn to a seat whose deadline comes sooner (the short
+    clock after a long one), the timer is armed again (``_after_action``'s ``_arm``), so that
+    timeout is played when it is due, not when the previous player's clock would have run out.
+    (Left unpinned by the persistence review: deleting that ``_arm`` went unnoticed.)"""
+    clock = Clock()
+    svc, rec, store = await make(tmp_path / "rearm.sqlite3", clock=clock,
+                                 seed_factory=lambda: "mut-rearm")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=600)
+    await svc.set_options(CH, ALICE, False, away_timer=5)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None and t.rules.away_timer == 5
+    first = t.hand.to_act()[0]
+    second = 1 - first
+    async with t.lock:  # (the second player timed out earlier: away, on the short clock)
+        t.away.add(second)
+        await svc._save(t)
+    await until(lambda: t.timer is not None)
+    assert t.deadlines[first] == pytest.approx(clock() + 600, abs=2)
+    user, text = _a_move_text(svc)
+    await svc.place_text(CH, user, text)
+    assert t.hand.to_act() == [second]
+    assert t.deadlines[second] == pytest.approx(clock() + 5, abs=2)
+    step = svc.step_of(t, second)
+    # the timeout comes within the 5 s of the short clock (real seconds: the timer sleeps
+    # until the deadline), not after the 600 s the first player's clock still had
+
+    def turns() -> list[Any]:
+        return [e for e in rec.events if e[0] == "turn"]
+
+    await until(lambda: len(turns()) >= 3, 20.0)  # (the timeout's move, then the next ping)
+    assert svc.step_of(t, second) != step, "the short clock's timeout was not played"
+    assert len(turns()) == 3 and turns()[2] == turns()[0] != turns()[1]  # (back to the first)
+    await _stop(svc, store)
