@@ -52,6 +52,8 @@ class _Recorder:
     def __init__(self, w: World, *, around: Callable[..., Any] | None = None) -> None:
         self.w = w
         self.calls: list[dict[str, Any]] = []
+        self.failed: list[dict[str, Any]] = []
+        """Calls that ended with an exception (cancelled, say): not in ``calls``."""
         self.leaks: list[str] = []
         self.checked = 0
         self.around = around
@@ -74,10 +76,16 @@ class _Recorder:
                 entry["copy"] = Hand.from_json(hand.to_json())
                 self._check(hand, seat)
             start = time.monotonic()
-            if self.around is not None:
-                out = await self.around(real, fn, *args, fallback=fallback)
-            else:
-                out = await real(fn, *args, fallback=fallback)
+            try:
+                if self.around is not None:
+                    out = await self.around(real, fn, *args, fallback=fallback)
+                else:
+                    out = await real(fn, *args, fallback=fallback)
+            except BaseException as e:  # (a call cancelled or given up has ended too: kept
+                entry["seconds"] = time.monotonic() - start  # apart, so that waiting for the
+                entry["error"] = e  # calls under way does not wait for it)
+                self.failed.append(entry)
+                raise
             entry["seconds"] = time.monotonic() - start
             entry["result"] = out
             self.calls.append(entry)
@@ -729,8 +737,9 @@ async def test_timeouts_and_suggestions_in_chinese_are_given_only_the_seats_view
         await _showdown(w, 1)
         # (a call is checked as it starts and recorded as it ends: one may still be thinking)
         await w.fake.wait_until(lambda: rec.checked == len(
-            [c for c in rec.calls if c["hand"] is not None]), 10, "the calls under way")
-        given = [c for c in rec.calls if c["hand"] is not None]
+            [c for c in rec.calls + rec.failed if c["hand"] is not None]), 10,
+            "the calls under way")
+        given = [c for c in rec.calls + rec.failed if c["hand"] is not None]
         assert {c["fn"] for c in given} >= {"autoplay", "choose_natural"}
         assert rec.checked == len(given)  # each against the live hand
         for c in given:
