@@ -397,7 +397,11 @@ async def test_the_away_clock_is_an_option() -> None:
         await svc._after_action(t)
     # ... and with the option off their next decision has the whole clock
     assert t.hand.to_act() == [first] and t.deadlines[first] - clock() > 25
-    notice = next(str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in str(e[1]))
+    def ran_out() -> list[str]:
+        return [str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in str(e[1])]
+
+    await until(lambda: bool(ran_out()))  # (the notice is posted after the timeout's move)
+    notice = ran_out()[0]
     assert " s a decision" not in notice and "They play on in this hand and sit out" in notice
     await svc.shutdown()
     await store.close()
