@@ -158,6 +158,7 @@ async def test_a_clock_that_ran_out_while_the_bot_was_down_gets_a_grace(tmp_path
     await asyncio.sleep(0.3)
     assert t2.hand is not None and not t2.hand.autoplayed[first]
     assert t2.deadlines[first] >= clock() + service_module.RESUME_GRACE - 1
+    await until(lambda: ("turn", [first]) in rec2.events)
     assert ("turn", [first]) in rec2.events  # pinged again
     clock.offset += service_module.RESUME_GRACE + 1
     svc2.rearm()
