@@ -243,6 +243,12 @@ def _pair(
     )
 
 
+PLAIN_PASSES = 1000
+"""``units_moved``: passes of the caps as the rules say them before a share may only go down
+(random searches of four players, pair results up to ±200 points and units up to 1,000,
+needed at most 92; the bound only makes the end certain)."""
+
+
 def units_moved(
     settlement: Settlement | Sequence[Sequence[int]],
     unit: int = 1,
@@ -252,15 +258,32 @@ def units_moved(
     """Units each seat wins (+) or loses (-): points x ``unit``, nobody losing more than their
     stack.  A capped loser pays what it has (plus what it won from others) to the opponents it
     owes, in proportion to what each is owed, in whole units; the remainder goes to the earliest
-    creditor left of the button.  Always sums to zero."""
+    creditor left of the button.  Always sums to zero.
+
+    The caps are applied again, pass after pass, until nothing changes (a capped loser pays
+    its creditors less, who may then be capped in turn: a cascade can take tens of passes).
+    Whole-unit shares are not monotone in what a loser pays (one unit less can give one
+    creditor one unit more), so after ``PLAIN_PASSES`` passes a share may only go down: each
+    later change lowers a whole number that cannot go below 0, so the passes end, and where
+    they end every stack covers its loss."""
     m = settlement.matrix() if isinstance(settlement, Settlement) else [list(r) for r in settlement]
     n = len(m)
     u = [[m[i][j] * unit for j in range(n)] for i in range(n)]
     if stacks is None:
         return [sum(r) for r in u]
+    return [sum(r) for r in capped_transfers(u, stacks, button)]
+
+
+def capped_transfers(u: list[list[int]], stacks: Sequence[int], button: int) -> list[list[int]]:
+    """``units_moved``'s pairs: ``u[i][j]`` the units ``i`` wins from ``j`` (antisymmetric,
+    changed in place and returned), capped by the stacks as ``units_moved`` says."""
+    n = len(u)
     order = [(button + 1 + k) % n for k in range(n)]
     claims = [row[:] for row in u]  # what each is owed before any cap: shares follow these
-    for _ in range(4 * n * n + 4):
+    passes = 0
+    while True:
+        only_down = passes >= PLAIN_PASSES
+        passes += 1
         changed = False
         for loser in order:
             net = sum(u[loser])
@@ -278,10 +301,11 @@ def units_moved(
                     shares[c] += extra
                     rest -= extra
             for c, share in shares.items():
+                if only_down:
+                    share = min(share, u[c][loser])
                 if u[c][loser] != share:
                     u[c][loser] = share
                     u[loser][c] = -share
                     changed = True
         if not changed:
-            break
-    return [sum(r) for r in u]
+            return u

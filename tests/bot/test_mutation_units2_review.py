@@ -31,12 +31,14 @@ context were run likewise against the store's or the service's robustness tests,
 survived).  Survived: 70.
 Equivalent: 28.  Gaps this file now covers: 40 mutants, by the tests below (each checked to
 pass on the code as it is and to fail on its mutants).  Left: 2 (below).  Defect found: one
-(units_moved's pass limit), pinned by two strict xfail tests.
+(units_moved's pass limit), fixed (engine/scoring.py: the passes go on until nothing
+changes; after PLAIN_PASSES of them a share may only go down, so they end, each stack
+covering its loss), and pinned by the two tests after LONG_CASCADE.
 
-The defect: units_moved applies the caps again until nothing changes, but at most 4n^2+4
+The defect: units_moved applied the caps again until nothing changes, but at most 4n^2+4
 passes (68 for four players).  A cascade of caps can need more: four players, stake 25,
 stacks [25, 25, 25, 100], pair results near 50 points (LONG_CASCADE below) settle after 72
-passes; the loop stops at 68 and returns [-26, -25, -25, 76] - seat 0 loses 26 units with
+passes; the loop stopped at 68 and returned [-26, -25, -25, 76] - seat 0 loses 26 units with
 25 at the table (the fixed point is [-25, -25, -25, 75]).  The sum is still zero, but the
 service's _settle hands that to finish_hand, which refuses a movement that "would take a
 stack below 0" (ValueError); after SETTLE_ATTEMPTS the hand is voided: the table loses a
@@ -44,7 +46,7 @@ hand that should have settled.  Random searches found such cascades only with so
 results of 50 points or more (none in 90 s of tries with every pair within 45 points), so it
 is rare in play.
 
-Equivalent survivors, in short: units_moved never stopping early (the `if not changed`
+Equivalent survivors, in short (of the code as it was reviewed): units_moved never stopping early (the `if not changed`
 test False or deleted, `changed = False` made True, the `break` deleted: passes after the
 fixed point change nothing); the cap applied to every seat (the `if -net <= stack` test
 False or deleted, the `continue` deleted: when the stack covers the loss the cap formula
@@ -66,11 +68,10 @@ its assignment deleted): such a list binds nobody (owes_fantasyland needs a play
 earner).
 
 Left unpinned: units_moved's pass limit made 4n^2+3 or 4n^2+5 (67 or 69 passes for four
-players): they differ from the code only on a cascade longer than 67 passes, where the
-code's own answer is already the defect's (a seat paying past its stack) unless its last
-change comes exactly at pass 68.  (The limit made 3n^2+4, 4n^2-4, 4n//n+4 or (4//n)n+4
-fails the cascades below; made 5n^2+4, 84 passes, it is caught only by the strict xfail
-below turning into a pass.)"""
+players), which differed from the code only where its answer was already the defect's.  The
+fix removed that limit (the passes end where nothing changes: a deleted `break` now hangs,
+no longer equivalent); the shares-only-go-down phase after PLAIN_PASSES is pinned by
+tests/engine/test_units_cascade.py."""
 
 from __future__ import annotations
 
@@ -148,16 +149,13 @@ def test_a_long_cascade_of_caps_ends_where_nothing_changes(
 
 
 # Four seats, stake 25; seat 3 brought 100, the others one point's worth (25).  The caps
-# cascade for 72 passes; units_moved stops after 4n^2+4 = 68, before the fixed point.
+# cascade for 72 passes (units_moved stopped after 4n^2+4 = 68, before the fixed point).
 LONG_CASCADE = ([[0, 59, -47, -3], [-59, 0, 49, 1], [47, -49, 0, -3], [3, -1, 3, 0]],
                 25, [25, 25, 25, 100], 3)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "defect: units_moved stops after 4n^2+4 passes even when the caps have not settled; "
-    "this cascade needs 72 passes (n=4: 68), and seat 0, holding 25, is made to lose 26"))
 def test_a_cascade_longer_than_the_pass_limit_still_respects_every_stack() -> None:
-    """``units_moved``: "nobody losing more than their stack.  Always sums to zero."  With
+    """Was a defect (fixed). ``units_moved``: "nobody losing more than their stack.  Always sums to zero."  With
     four players whose stacks are one point's worth and pair results near 50 points, the caps
     take 72 passes to settle; the loop stops at 68 and returns [-26, -25, -25, 76] (the
     fixed point is [-25, -25, -25, 75])."""
@@ -167,12 +165,8 @@ def test_a_cascade_longer_than_the_pass_limit_still_respects_every_stack() -> No
     assert got == [-25, -25, -25, 75]
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "defect: the units units_moved returns for a cascade longer than its pass limit overdraw "
-    "a stack, so finish_hand refuses them (ValueError): the service retries, then voids the "
-    "hand - the table loses a hand that should have settled"))
 async def test_a_hand_settled_by_a_long_cascade_is_accepted_by_the_store(store: Store) -> None:
-    """What the service does with ``units_moved``'s answer (``_settle``): the movements go
+    """Was a defect (fixed). What the service does with ``units_moved``'s answer (``_settle``): the movements go
     to ``finish_hand``, which refuses any that "would take a stack below 0".  Seated as in
     LONG_CASCADE, the hand should settle (the fixed point respects every stack)."""
     m, unit, stacks, button = LONG_CASCADE
