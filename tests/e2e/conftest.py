@@ -131,6 +131,21 @@ def table_of(w: World) -> Any:
     return w.service.table_in_channel(w.chan.id)
 
 
+async def resumed_table(w: World, channel: Any = None, timeout: float = 10.0) -> Any:
+    """The table in ``channel`` (default: the world's) once a start of the bot resumed it:
+    ``start_bot`` returns at READY, and the tables are resumed one by one just after (until
+    then the service refuses them: "resuming this table")."""
+    channel_id = (channel or w.chan).id
+
+    def resumed() -> bool:
+        table_id = w.service._by_channel.get(channel_id)
+        t = w.service.tables.get(table_id) if table_id is not None else None
+        return t is not None and not t.resuming
+
+    await w.fake.wait_until(resumed, timeout, "the table resumed")
+    return w.service.table_in_channel(channel_id)
+
+
 def hs_of(w: World, user: FakeUser) -> int:
     """The hand seat of ``user`` at the table in the world's channel."""
     t = table_of(w)

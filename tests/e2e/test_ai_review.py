@@ -23,7 +23,7 @@ from engine.actions import Place
 from engine.ai import LEVELS, choose_move, choose_natural, describe_move, set_move, suggest
 from engine.autoplay import street_moves
 
-from .conftest import World, fill_move, make_world, panel_cards, table_of
+from .conftest import World, fill_move, make_world, panel_cards, resumed_table, table_of
 from .test_concurrency_review import SlowThinker, no_errors_logged
 
 pytestmark = pytest.mark.e2e
@@ -707,7 +707,7 @@ async def test_a_restart_while_a_bot_thinks_plays_its_move_once(tmp_path: Any, c
         await w.stop_bot()
         await asyncio.sleep(1.5)  # what was thinking ends after the stop
         await w.start_bot()
-        t = table_of(w)
+        t = await resumed_table(w)
         await w.fake.wait_until(lambda: t.hand is not None and not t.hand.may_act(bot)
                                 or t.hand is None, 20, "the bot's move after the restart")
         assert len([a for a in t.hand.log[before:] if a.seat == bot]) == 1

@@ -13,7 +13,7 @@ import pytest
 from bot.app import GIL_SWITCH_INTERVAL
 from engine import Card, parse_cards
 
-from .conftest import World, make_world, panel_cards, table_of
+from .conftest import World, make_world, panel_cards, resumed_table, table_of
 from .fakediscord import ComponentUnavailable, FakeMessage, FakeUser, Perm
 
 pytestmark = pytest.mark.e2e
@@ -994,7 +994,7 @@ async def test_the_bot_backs_up_its_database_on_its_own(tmp_path: Any) -> None:
         await w.stop_bot()
         restore(first, w.db)  # back to the moment of that backup
         await w.start_bot()
-        t = table_of(w)
+        t = await resumed_table(w)
         assert t.row.hand_no == 1 and t.hand is not None and not t.hand.is_over
         assert t.last_result is None and await w.store.verify_ledger() == []
         del w._filled  # type: ignore[attr-defined]  # (its boards are empty again)

@@ -21,7 +21,7 @@ import pytest
 from engine.cards import Card
 from engine.solver import solve_fantasyland
 
-from .conftest import World, fill_move, hs_of, make_world, panel_cards, table_of
+from .conftest import World, fill_move, hs_of, make_world, panel_cards, resumed_table, table_of
 from .fakediscord import FakeMessage, FakeUser
 
 pytestmark = pytest.mark.e2e
@@ -741,8 +741,8 @@ async def test_a_restart_between_the_earning_hand_and_the_fantasyland_deals_it_b
         await w.stop_bot()  # (the next deal waits 30 s: the bot stops before it)
         w.service_options["next_hand_delay"] = 0.1
         await w.start_bot()
-        await w.fake.wait_until(lambda: table_of(w).hand is not None, 10, "hand 2")
-        t = table_of(w)
+        t = await resumed_table(w)
+        await w.fake.wait_until(lambda: t.hand is not None, 10, "hand 2")
         assert t.row.hand_no == 2 and t.hand.fantasyland == (0, 13)
         assert t.hand_seats[t.hand.button] == 0  # the button stayed
         dm = await fl_dm(w, w.bob)

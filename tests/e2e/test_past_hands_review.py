@@ -17,7 +17,7 @@ from engine import parse_cards
 from engine.cards import Card
 from engine.solver import solve_fantasyland
 
-from .conftest import World, fill_move, make_world, panel_cards, table_of
+from .conftest import World, fill_move, make_world, panel_cards, resumed_table, table_of
 from .fakediscord import ComponentUnavailable, FakeChannel, FakeInteraction, FakeMessage, FakeUser
 from .test_fantasyland_review import open_table
 
@@ -148,7 +148,7 @@ async def test_three_players_options_changed_after_a_restart_and_the_listing(
         assert_replays(r, live, 1)
         await w.stop_bot()
         await w.start_bot()
-        await w.fake.wait_until(lambda: not table_of(w).resuming, 10, "resumed")
+        await resumed_table(w)
         r = await replay(w, w.bob, 1)
         assert_replays(r, live, 1)
         lst = await w.slash(w.bob, "ofc history")

@@ -19,7 +19,7 @@ import pytest
 from bot.service import RESUME_GRACE, ServiceError
 
 from ..timestamps import as_read
-from .conftest import World, fill_move, hs_of, make_world, panel_cards, table_of
+from .conftest import World, fill_move, hs_of, make_world, panel_cards, resumed_table, table_of
 from .fakediscord import FakeMessage, FakeUser
 from .test_past_hands import named, pineapple_hand_played, showdown_of
 
@@ -625,8 +625,8 @@ async def test_two_tables_a_restart_while_the_gateway_is_lost(tmp_path: Any) -> 
         since1 = mark(w)
         since2 = max((m.id for m in w.fake.messages(chan2)), default=0)
         await w.start_bot()
-        t1 = table_of(w)
-        t2 = w.service.table_in_channel(chan2.id)
+        t1 = await resumed_table(w)
+        t2 = await resumed_table(w, chan2)
         for chan, since, t in ((w.chan, since1, t1), (chan2, since2, t2)):
             hs = t.hand.turn
             uid = t.seat_by_no(t.hand_seats[hs]).user_id
