@@ -78,14 +78,17 @@ async def test_a_manager_closes_another_hosts_table_mid_hand_and_every_unit_is_a
         refused(r, "already closes")
         await play_out(w, (w.alice, w.bob))
         await showdown(w, 1)
-        await w.fake.wait_until(lambda: w.chan.id not in w.service._by_channel, 10, "closed")
+        closed = (f"The table is closed, as <@{w.admin.id}> asked during hand #1: every stack "
+                  "went back to its owner's balance. Thanks for playing!")
+        # (the table is forgotten under its lock; its notice is posted just after)
+        await w.fake.wait_until(lambda: w.chan.id not in w.service._by_channel
+                                and closed in public_texts(w), 10, "closed and said")
         a = await w.store.wallet(w.guild.id, w.alice.id)
         b = await w.store.wallet(w.guild.id, w.bob.id)
         assert a[1] == b[1] == 0 and a[0] + b[0] == 2000
         moved = t.last_result.units
         assert moved is not None and sum(moved) == 0 and moved[0] % 5 == 0
-        assert (f"The table is closed, as <@{w.admin.id}> asked during hand #1: every stack went "
-                "back to its owner's balance. Thanks for playing!") in public_texts(w)
+        assert closed in public_texts(w)
         assert await w.store.total_units(w.guild.id) == (2000, 2000)
         assert await w.store.verify_ledger() == []
         w.fake.assert_clean()

@@ -285,7 +285,10 @@ async def test_history_of_a_table_with_no_hand_and_of_long_names_split_by_lines(
                     for no, (uid, name) in enumerate(zip(ids, names, strict=True), start=1)]
             await store.finish_hand(hand.id, {}, res, {})
         r = await w.slash(w.bob, "ofc history", count=25)
-        await asyncio.sleep(0.3)
+        await w.fake.wait_until(  # (the follow-ups come one by one; the hint ends the last)
+            lambda: any("/ofc history hand:<number>" in (m.content or "") for m in r.followups),
+            10, "the last follow-up")
+        await asyncio.sleep(0.3)  # (and nothing comes after it)
         messages = [r.content, *(m.content for m in r.followups)]
         assert len(messages) >= 3 and all(len(m) <= 2000 for m in messages)
         *lines, hint = "\n".join(messages).split("\n")
