@@ -371,7 +371,9 @@ async def test_other_server_deleted_channel_voided_hand_and_racing_clicks(tmp_pa
         with pytest.raises(ServiceError, match="voided"):
             await w.service.past_hand_at(w.guild.id, t.id, 2)
         assert await w.store.verify_ledger() == []
-        w.fake.assert_clean()
+        # (a request of the hand being played, under way as the channel goes, is answered
+        # "Unknown Channel" as Discord would: seen once with up to 250 ms per request)
+        w.fake.assert_clean(allow_api_errors=[10003])
 
 
 # --------------------------------------------------------------------------- idle warning
