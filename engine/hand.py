@@ -133,7 +133,9 @@ class Hand:
                     raise ValueError(f"Fantasyland for seat {seat!r}, not at this table of {n}")
                 fl[seat] = int(cards)
         for seat, cards in enumerate(fl):
-            if cards and (not rules.has_fantasyland or not 13 <= cards <= 17):
+            if cards and not rules.has_fantasyland:
+                raise ValueError(f"Seat {seat}: this table plays no fantasyland")
+            if cards and not 13 <= cards <= 17:
                 raise ValueError(f"Seat {seat}: a fantasyland hand is 13 to 17 cards, not {cards}")
             if cards > 13 and rules.variant == "ofc":
                 raise ValueError("Classic ofc deals 13 fantasyland cards")
