@@ -1113,7 +1113,11 @@ class TableService:
         self.thinker.close()
 
     def rearm(self) -> None:
-        """Re-arm every table's timer from its stored deadlines (after a clock change)."""
+        """Re-arm every table's timer from its stored deadlines (after a clock change; the
+        tests' fake clocks, nothing in the bot calls it).  A running timer is cancelled, so a
+        timeout it is saving at that instant is cut short (its sit-out mark and notice lost):
+        call it when no timeout is under way (``_grace_after_outage`` lets a running timer
+        read the new deadlines itself instead)."""
         for t in self.tables.values():
             if t.timer is not None and not t.timer.done():
                 t.timer.cancel()

@@ -204,6 +204,13 @@ async def test_sitting_in_or_out_and_options_count_as_use() -> None:
     await store.close()
 
 
+async def queued(lock: asyncio.Lock, count: int) -> None:
+    """Wait until ``count`` tasks wait for ``lock`` (an ``asyncio.Lock`` keeps them in
+    ``_waiters``): not a fixed pause, which a slow machine (or store) outruns."""
+    await until(lambda: len(lock._waiters or ()) == count)
+    assert len(lock._waiters or ()) == count
+
+
 async def test_a_command_waiting_behind_the_close_is_told_the_table_closed() -> None:
     """Found by a review: a command that waited for the table while the idle close held it
     went on at the closed table (options written to it, "you are not seated" to a player who
@@ -222,9 +229,9 @@ async def test_a_command_waiting_behind_the_close_is_told_the_table_closed() -> 
             await warned_and_due(svc, clock)
         async with t.lock:  # the close waits for the table first ...
             closing = asyncio.ensure_future(svc.close_idle())
-            await asyncio.sleep(0.05)
+            await queued(t.lock, 1)  # (it reads the store first)
             waiting = asyncio.ensure_future(command())  # ... then the command, behind it
-            await asyncio.sleep(0.05)
+            await queued(t.lock, 2)
         assert await closing == [t]
         with pytest.raises(ServiceError, match=r"^This table has just closed: every stack went"):
             await waiting

@@ -396,8 +396,12 @@ async def test_a_fantasyland_by_dm_with_a_foul_warning_stays_private_to_its_play
                                            include_existing=True)
         cards = panel_cards(dm.content)
         assert len(cards) == 15 and dm.files
-        await w.fake.wait_until(lambda: "15 cards face down" in (
-            table_messages(w)[-1].content or ""), 5, "the table shows her 15 cards hidden")
+
+        def hidden() -> bool:  # (the table message may not be posted yet: none is no match)
+            msgs = table_messages(w)
+            return bool(msgs) and "15 cards face down" in (msgs[-1].content or "")
+
+        await w.fake.wait_until(hidden, 5, "the table shows her 15 cards hidden")
         r = await w.slash(w.bob, "ofc suggest")
         assert "Suggestions are for practice tables and fantasyland hands only" in r.content
         sel = dm.selects()[0]["custom_id"]

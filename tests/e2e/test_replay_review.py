@@ -596,6 +596,10 @@ async def test_chinese_set_clocks_held_then_one_ping_and_a_set_right_after_the_r
         w.service.rearm()
         await w.fake.wait_until(lambda: t.last_result is not None, 20, "the settlement")
         assert t.last_result.hand_no == 1
+        # (the notice is posted just after the hand settles: waited for, not read at once)
+        await w.fake.wait_for_message(
+            w.chan, lambda m: m.id > since and "ran out" in (m.content or ""), timeout=10,
+            include_existing=True)
         ran_out = [m for m in channel_since(w, since) if "ran out" in (m.content or "")]
         assert len(ran_out) == 1, [m.content for m in ran_out]
         assert sorted(ran_out[0].pinged) == sorted([w.bob.id, w.carol.id])

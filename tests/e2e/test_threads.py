@@ -9,6 +9,7 @@ mix, and what happens when a thread is archived or locked while a hand is played
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from typing import Any
 
@@ -263,10 +264,21 @@ async def test_a_thread_locked_between_moves(tmp_path: Any) -> None:
         seen = len(w.fake.messages(thread, include_deleted=True))
         svc = w.service
         t = table_of(w)
-        while t.hand is not None and t.row.hand_no == 1:  # every clock runs out
+
+        def played_since(moves: int) -> bool:
+            """A timeout played after ``moves`` moves, and its turn done: saved, its player
+            sat out (the table free again; rearming during it would cancel the timer)."""
+            hand = t.hand
+            return not t.lock.locked() and (hand is None or hand.is_over
+                                             or len(hand.log) > moves)
+
+        # every clock runs out, one after the other
+        while t.hand is not None and not t.hand.is_over and t.row.hand_no == 1:
             w.clock.offset += 61
+            moves = len(t.hand.log)
             svc.rearm()
-            await asyncio.sleep(0.2)
+            await w.fake.wait_until(functools.partial(played_since, moves), 10,
+                                    "the timeout played")
         await w.fake.wait_until(lambda: t.last_result is not None and t.waiting, 10, "settled")
         assert thread.archived and thread.locked
         assert len(w.fake.messages(thread, include_deleted=True)) == seen  # none got through
