@@ -107,6 +107,7 @@ from .bot.test_service import (
     make,
     until,
 )
+from .test_mutation_hidden_review import fantasyland_started
 
 
 def _user_of(t: Any, hs: int) -> int:
@@ -533,15 +534,8 @@ async def test_the_table_shows_a_set_fantasyland_hand_as_set_and_face_down() -> 
     seat reads "set" on the table with its 13 cards face down and none named (mutant:
     ``elif sv["done"] and hidden`` -> False in ``table_view``: no word that it is set); the
     street player, not done, reads nothing of the kind."""
-    svc, rec, store = await make(seed_factory=lambda: "mut-hid2-fl-shown-set")
+    svc, rec, store, t = await fantasyland_started("mut-hid2-fl-shown-set", seat=0, cards=14)
     try:
-        await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
-        await svc.join(G, CH, BOB, "bob")
-        t = svc.table_in_channel(CH)
-        await store.update_table(t.id, extra={"fantasyland": {"0": 14},
-                                              "fantasyland_owed_by": [0, 1]})
-        await svc._refresh(t)
-        await svc.start(CH, ALICE)
         hand = t.hand
         assert hand is not None
         fl = t.hand_seat_of(0)
@@ -635,15 +629,8 @@ async def test_a_fantasyland_set_names_its_discard_to_its_owner_once() -> None:
     15-card fantasyland hand answers "Your hand is set: ... Discarded X Y." and nothing more of
     the discards (mutant: the set's ``hidden = True`` -> False in ``TableService._place``: the
     discards named a second time, "(only you see this)"), and the table names neither."""
-    svc, rec, store = await make(seed_factory=lambda: "mut-hid2-fl-discard-once")
+    svc, rec, store, t = await fantasyland_started("mut-hid2-fl-discard-once", seat=1, cards=15)
     try:
-        await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
-        await svc.join(G, CH, BOB, "bob")
-        t = svc.table_in_channel(CH)
-        await store.update_table(t.id, extra={"fantasyland": {"1": 15},
-                                              "fantasyland_owed_by": [0, 1]})
-        await svc._refresh(t)
-        await svc.start(CH, ALICE)
         hand = t.hand
         assert hand is not None
         hs = t.hand_seat_of(1)

@@ -183,6 +183,20 @@ async def test_a_timeouts_second_thought_is_on_the_hand_redacted_for_its_seat() 
 
 
 # --------------------------------------------------------------------------- what the owner is told
+async def fantasyland_started(seed: str, seat: int, cards: int) -> tuple[Any, Any, Any, Any]:
+    """A heads-up pineapple table (alice seat 0, bob seat 1) whose first hand deals seat
+    ``seat`` a fantasyland of ``cards`` cards, started: (service, recorder, store, table)."""
+    svc, rec, store = await make(seed_factory=lambda: seed)
+    await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
+    await svc.join(G, CH, BOB, "bob")
+    t = svc.table_in_channel(CH)
+    await store.update_table(t.id, extra={"fantasyland": {str(seat): cards},
+                                          "fantasyland_owed_by": [0, 1]})
+    await svc._refresh(t)
+    await svc.start(CH, ALICE)
+    return svc, rec, store, t
+
+
 async def test_a_fantasyland_set_tells_its_owner_the_discards_and_the_table_none() -> None:
     """Promise: a pineapple discard is seen by its owner only. Setting a 14-card fantasyland
     hand, the owner's answer names the card discarded (mutant: ``if action.discards`` ->
@@ -190,15 +204,8 @@ async def test_a_fantasyland_set_tells_its_owner_the_discards_and_the_table_none
     from cogs.presenter import for_message, table_view
     from renderer import describe_table
 
-    svc, rec, store = await make(seed_factory=lambda: "mut-hid-fl-set")
+    svc, rec, store, t = await fantasyland_started("mut-hid-fl-set", seat=0, cards=14)
     try:
-        await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
-        await svc.join(G, CH, BOB, "bob")
-        t = svc.table_in_channel(CH)
-        await store.update_table(t.id, extra={"fantasyland": {"0": 14},
-                                              "fantasyland_owed_by": [0, 1]})
-        await svc._refresh(t)
-        await svc.start(CH, ALICE)
         hand = t.hand
         assert hand is not None
         hs = t.hand_seat_of(0)
