@@ -276,14 +276,8 @@ async def test_a_fantasyland_panel_says_fantasyland_and_a_street_panel_does_not(
     """A fantasyland hand's panel (the DM's text too) heads "· 🌴 Fantasyland" (mutant: its
     condition -> False in ``panel_text``); the street player's panel has no such tag, and
     holds none of the fantasyland hand's cards."""
-    svc, rec, store = await make(seed_factory=lambda: "mut-hid2-fl-panel")
+    svc, rec, store, t = await fantasyland_started("mut-hid2-fl-panel", seat=0, cards=14)
     try:
-        await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
-        await svc.join(G, CH, BOB, "bob")
-        t = svc.table_in_channel(CH)
-        await store.update_table(t.id, extra={"fantasyland": {"0": 14}})
-        await svc._refresh(t)
-        await svc.start(CH, ALICE)
         assert t.hand is not None and t.hand.fantasyland[t.hand_seat_of(0)] == 14
         fl = panel_text(svc.panel(t.id, ALICE), "pineapple")
         assert fl.splitlines()[0].endswith(" · 🌴 Fantasyland"), fl
@@ -393,15 +387,8 @@ async def test_a_replay_says_set_only_of_a_fantasyland_hand_still_face_down() ->
     (mutant: ``sv["done"] and hidden`` -> ``or``: every finished board said "set")."""
     from cogs.presenter import round_view
 
-    svc, rec, store = await make(seed_factory=lambda: "mut-hid2-replay-set")
+    svc, rec, store, t = await fantasyland_started("mut-hid2-replay-set", seat=0, cards=14)
     try:
-        await svc.new_table(G, CH, ALICE, "alice", variant="pineapple")
-        await svc.join(G, CH, BOB, "bob")
-        t = svc.table_in_channel(CH)
-        await store.update_table(t.id, extra={"fantasyland": {"0": 14},
-                                              "fantasyland_owed_by": [0, 1]})
-        await svc._refresh(t)
-        await svc.start(CH, ALICE)
         assert t.hand is not None
         fl = t.hand_seat_of(0)
         await _play_until(svc, t, lambda: False)
