@@ -500,6 +500,8 @@ class TableState:
     decisions get the ``away_timer`` option's clock (persisted with the hand)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
+    wake: asyncio.Future[None] | None = None
+    """What the timer sleeps on until its next deadline (``TableService._doze``)."""
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     last_result: ShowdownResult | None = None
     bot_keys: set[tuple[int, int, int]] = field(default_factory=set)
@@ -751,6 +753,12 @@ class PanelState:
 
 def _seed() -> str:
     return secrets.token_hex(16)
+
+
+def _wake(woken: asyncio.Future[None]) -> None:
+    """End a timer's ``_doze`` (its deadline came, or ``rearm``)."""
+    if not woken.done():
+        woken.set_result(None)
 
 
 def _plain_autoplay(hand: Hand, hs: int) -> Callable[[], Place | Declare]:
@@ -1113,16 +1121,16 @@ class TableService:
         self.thinker.close()
 
     def rearm(self) -> None:
-        """Re-arm every table's timer from its stored deadlines (after a clock change; the
-        tests' fake clocks, nothing in the bot calls it).  A running timer is cancelled, so a
-        timeout it is saving at that instant is cut short (its sit-out mark and notice lost):
-        call it when no timeout is under way (``_grace_after_outage`` lets a running timer
-        read the new deadlines itself instead)."""
+        """Make every table's timer read its deadlines again now (after a clock change; the
+        tests' fake clocks, nothing in the bot calls it).  A running timer is woken, not
+        cancelled: a timeout it is thinking about or saving at that instant is finished
+        first, then it reads the clock and the deadlines; a table without one gets one."""
         for t in self.tables.values():
             if t.timer is not None and not t.timer.done():
-                t.timer.cancel()
-            t.timer = None
-            self._arm(t)
+                if t.wake is not None:
+                    _wake(t.wake)
+            else:
+                self._arm(t)
 
     def _spawn(self, t: TableState, coro: Awaitable[Any]) -> asyncio.Task[Any] | None:
         if self._closed:
@@ -2695,6 +2703,20 @@ class TableService:
             return None
         return Place(hs, placements, dropped, auto=True)
 
+    @staticmethod
+    async def _doze(t: TableState, seconds: float) -> None:
+        """The timer's sleep until its next deadline, which ``rearm`` can end early."""
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
+        t.wake = woken
+        handle = loop.call_later(seconds, _wake, woken)
+        try:
+            await woken
+        finally:
+            handle.cancel()
+            if t.wake is woken:
+                t.wake = None
+
     async def _timer(self, t: TableState) -> None:
         """The table's clock: plays the moves of the seats whose time ran out.  It stops when
         its hand ends or when it is no longer the table's timer (a hand it settled clears it,
@@ -2708,7 +2730,7 @@ class TableService:
                 deadline = self._next_deadline(t)
                 if deadline is None:
                     return
-                await asyncio.sleep(max(0.0, deadline - self.clock()))
+                await self._doze(t, max(0.0, deadline - self.clock()))
                 if not self._online.is_set():  # nobody can act: the clocks wait for Discord
                     await self._online.wait()  # (which gives the ones run out a grace)
                     continue

@@ -1299,9 +1299,9 @@ async def test_a_timeout_that_ends_the_hand_leaves_no_second_timer() -> None:
     loop takes the table again (``next_hand_delay`` 0, or a slow write in
     ``_sit_out_after_timeout``).  ``_deal`` arms a new timer; the old loop finds a hand being
     played and goes on sleeping until its deadlines: two timers for one table, the second
-    one known to nobody (``shutdown``, ``rearm`` and closing the table cancel ``t.timer``
-    only).  Each such hand added one more; each thought again at every timeout.  Now a timer loop
-    stops once it is no longer the table's timer."""
+    one known to nobody (``shutdown`` and closing the table cancel ``t.timer`` only, and
+    ``rearm`` wakes only it).  Each such hand added one more; each thought again at every
+    timeout.  Now a timer loop stops once it is no longer the table's timer."""
     clock = Clock()
     svc, rec, store = await make(clock=clock, seed_factory=lambda: "orphan",
                                  next_hand_delay=0.0)
@@ -1320,6 +1320,49 @@ async def test_a_timeout_that_ends_the_hand_leaves_no_second_timer() -> None:
     await svc.shutdown()
     await asyncio.sleep(0.05)
     assert _timers() == []
+    await store.close()
+
+
+async def test_rearm_while_a_timeout_is_being_saved_lets_it_finish() -> None:
+    """``rearm`` (the tests' clock jumps) while the timer is saving the move of a run-out
+    clock: the timer is woken, not cancelled, so the timeout is finished: the move saved, its
+    player sat out and told, and the same timer goes on with the next player's clock.  (It
+    used to cancel the timer: the sit-out mark and the notice were lost.)"""
+    clock = Clock()
+    svc, rec, store = await make(clock=clock, seed_factory=lambda: "rearm-saving")
+    await svc.new_table(G, CH, ALICE, "alice", variant="ofc", timer=10)
+    await svc.join(G, CH, BOB, "bob")
+    await svc.start(CH, ALICE)
+    t = svc.table_in_channel(CH)
+    assert t.hand is not None
+    real = store.save_hand_state
+    saving, go = asyncio.Event(), asyncio.Event()
+
+    async def slow_save(*args: Any, **kwargs: Any) -> Any:
+        saving.set()
+        await go.wait()
+        return await real(*args, **kwargs)
+
+    store.save_hand_state = slow_save  # type: ignore[method-assign]
+    first = t.hand.to_act()[0]
+    user = t.seat_by_no(t.hand_seats[first]).user_id
+    clock.offset += 60  # the first player's clock runs out
+    svc.rearm()
+    await asyncio.wait_for(saving.wait(), 5)
+    timer = t.timer
+    assert timer is not None and not timer.done()
+    svc.rearm()  # the clock "moves" again while the timeout is being saved
+    store.save_hand_state = real  # type: ignore[method-assign]
+    go.set()
+    await until(lambda: any("Time ran out" in str(e[1]) for e in rec.events
+                            if e[0] == "notice"))
+    (notice,) = [str(e[1]) for e in rec.events if e[0] == "notice" and "Time ran out" in str(e[1])]
+    assert f"<@{user}>" in notice
+    assert t.seat_of_user(user).sitting_out
+    assert len(t.hand.boards[first]) == 5 and t.hand.autoplayed[first] == 1
+    assert t.timer is timer and not timer.done()  # the same loop, on the next clock now
+    assert list(t.deadlines) == [1 - first]
+    await svc.shutdown()
     await store.close()
 
 

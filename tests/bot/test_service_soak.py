@@ -241,7 +241,7 @@ def _sleeping_timer(task: asyncio.Task[Any]) -> bool:
     if _timer_table(task) is None:
         return False
     waiting_on = task.get_coro().cr_await  # type: ignore[union-attr]
-    return getattr(waiting_on, "__qualname__", "") == "sleep"
+    return getattr(waiting_on, "__qualname__", "") in ("sleep", "TableService._doze")
 
 
 GLITCHABLE = (
@@ -498,7 +498,7 @@ class Soak:
 
     def orphan_timers(self) -> list[asyncio.Task[Any]]:
         """Timer tasks that are not the timer of a table of the running service: nothing
-        stops them (``shutdown``, ``rearm`` and closing a table stop ``t.timer`` only)."""
+        stops them (``shutdown`` and closing a table stop ``t.timer`` only)."""
         out = []
         for task in asyncio.all_tasks():
             t = _timer_table(task)

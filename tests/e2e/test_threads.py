@@ -267,7 +267,7 @@ async def test_a_thread_locked_between_moves(tmp_path: Any) -> None:
 
         def played_since(moves: int) -> bool:
             """A timeout played after ``moves`` moves, and its turn done: saved, its player
-            sat out (the table free again; rearming during it would cancel the timer)."""
+            sat out (the table free again, so the next clock jump finds it done)."""
             hand = t.hand
             return not t.lock.locked() and (hand is None or hand.is_over
                                              or len(hand.log) > moves)
