@@ -158,9 +158,6 @@ class Board:
     def is_complete(self) -> bool:
         return len(self.top) == 3 and len(self.middle) == 5 and len(self.bottom) == 5
 
-    def free(self, i: int) -> int:
-        return ROW_SIZES[i] - len(self.rows[i])
-
     @property
     def free_slots(self) -> tuple[int, int, int]:
         return (3 - len(self.top), 5 - len(self.middle), 5 - len(self.bottom))

@@ -87,8 +87,8 @@ and one of the removed function; this part the other 775); tests outside tests/e
 run on the mutants except to count the gaps they already close (above).
 
 Defects found: none -- no survivor showed the code disagreeing with RULES.md, README or a
-docstring.  (Board.free(i) is called nowhere in the product; it is pinned below with
-free_slots, which is.  Hand's refusal of a fantasyland at a table that plays none said "a
+docstring.  (Board.free(i) was called nowhere in the product; it was pinned below with
+free_slots, which is, and has since been removed.  Hand's refusal of a fantasyland at a table that plays none said "a
 fantasyland hand is 13 to 17 cards, not 13": right to refuse, but its words were only about the
 size; it now says "this table plays no fantasyland".)
 """
@@ -290,10 +290,9 @@ def test_hand_value_ranks_are_the_defining_ranks_in_order(cards: str,
 def test_free_slots_count_the_cards_each_row_still_takes(text: str,
                                                          free: tuple[int, int, int]) -> None:
     """RULES.md: "top (3 cards), middle (5), bottom (5)": a partial board's free slots, row by
-    row (Board.free(i) is free_slots[i])."""
+    row."""
     board = Board.parse(text)
     assert board.free_slots == free
-    assert tuple(board.free(i) for i in range(3)) == free
 
 
 def test_royalty_points_are_the_difference_of_the_royalties() -> None:
