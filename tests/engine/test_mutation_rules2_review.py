@@ -281,7 +281,7 @@ def test_hand_value_ranks_are_the_defining_ranks_in_order(cards: str,
     assert evaluate(parse_cards(cards)).ranks == ranks
 
 
-# -- board.Board.free / free_slots ---------------------------------------------------------------
+# -- board.Board.free_slots ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("text,free", [
