@@ -74,7 +74,6 @@ was run and read).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -92,15 +91,6 @@ from bot.store import NotFound, Store
 from .test_service import ALICE, BOB, CAROL, CH, Clock, G, finish_by_autoplay, make, until
 from .test_service_robustness import Failing, FailNext, _then
 from .test_store import two_seated
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(tmp_path / "ofc.db")
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 # -- store: what update_seat writes ------------------------------------------------------------

@@ -75,8 +75,6 @@ tests/engine/test_units_cascade.py."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -90,15 +88,6 @@ from .test_mutation_units_review import ALICE, BOB, CAROL, CH, RULES, G, books, 
 from .test_service import finish_by_autoplay, make, until
 
 DAVE = 204
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(tmp_path / "ofc.db")
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 async def hand_status(store: Store, hand_id: int) -> str:

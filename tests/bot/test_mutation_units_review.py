@@ -43,8 +43,6 @@ passes), -net <= stack vs < (at equality the cap recomputes the same shares), a 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,15 +68,6 @@ CH = 4343  # channel
 ALICE, BOB, CAROL = 201, 202, 203
 BOT = -7  # a bot's user id (the service gives bots negative ids)
 RULES = {"variant": "ofc", "fantasyland": True}
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(tmp_path / "ofc.db")
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 def res(user: int, seat: int, points: int, units: int, **kw: Any) -> HandResult:

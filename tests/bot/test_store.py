@@ -7,7 +7,6 @@ import contextlib
 import math
 import random
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -35,15 +34,6 @@ G2 = 2222
 CH = 5555  # channel
 ALICE, BOB, CAROL = 101, 102, 103
 RULES = {"variant": "pineapple", "fantasyland": True}
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(tmp_path / "ofc.db")
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 async def ledger_rows(store: Store) -> list[tuple[object, ...]]:
