@@ -110,10 +110,20 @@ from .bot.test_service import (
 from .test_mutation_hidden_review import fantasyland_started
 
 
-def _user_of(t: Any, hs: int) -> int:
+def user_of(t: Any, hs: int) -> int:
+    """The user playing hand seat ``hs`` at table ``t``."""
     seat = t.seat_by_no(t.hand_seats[hs])
     assert seat is not None
     return int(seat.user_id)
+
+
+def turn_at(svc: Any, t: Any) -> tuple[Any, int, int, int, int]:
+    """The hand being played at ``t`` and its turn: (hand, hand seat, user, table seat, step)
+    -- what a panel action names."""
+    hand = t.hand
+    assert hand is not None and hand.turn is not None
+    hs = hand.turn
+    return hand, hs, user_of(t, hs), t.hand_seats[hs], svc.step_of(t, hs)
 
 
 async def _play_until(svc: Any, t: Any, done: Any) -> None:
@@ -138,15 +148,15 @@ async def test_the_panel_lists_its_owners_discards_and_no_discard_line_before_on
         assert hand is not None
         first = hand.turn
         assert first is not None
-        before = panel_text(svc.panel(t.id, _user_of(t, first)), "pineapple")
+        before = panel_text(svc.panel(t.id, user_of(t, first)), "pineapple")
         assert "Your discards" not in before, before
         await _play_until(svc, t, lambda: bool(hand.discards[first]) and hand.turn != first)
         dropped = hand.discards[first]
         assert len(dropped) == 1 and not hand.is_over
-        mine = panel_text(svc.panel(t.id, _user_of(t, first)), "pineapple")
+        mine = panel_text(svc.panel(t.id, user_of(t, first)), "pineapple")
         assert f"Your discards (only you see them): {dropped[0]}" in mine, mine
         other = 1 - first
-        theirs = panel_text(svc.panel(t.id, _user_of(t, other)), "pineapple")
+        theirs = panel_text(svc.panel(t.id, user_of(t, other)), "pineapple")
         assert str(dropped[0]) not in theirs, theirs
     finally:
         await svc.shutdown()
@@ -173,7 +183,7 @@ async def test_nobody_is_to_act_before_the_deal_and_only_the_turns_seat_in_a_han
         # in ``table_view``); the one who does is the only one said to have
         assert "surrendered" not in describe_table(for_message(view))
         quitter = t.hand.turn
-        await svc.surrender(t.row.channel_id, _user_of(t, quitter))
+        await svc.surrender(t.row.channel_id, user_of(t, quitter))
         view = table_view(t)
         assert [s.status == "surrendered" for s in view.seats] == [
             n == t.hand_seats[quitter] for n in range(2)]
@@ -350,11 +360,7 @@ async def test_the_panel_refuses_an_undo_of_nothing_and_a_card_for_a_full_row() 
 
     svc, rec, store, t = await heads_up("mut-hid2-panel-refusals", "ofc")
     try:
-        hand = t.hand
-        assert hand is not None and hand.turn is not None
-        hs = hand.turn
-        user, seat_no = _user_of(t, hs), t.hand_seats[hs]
-        step = svc.step_of(t, hs)
+        hand, hs, user, seat_no, step = turn_at(svc, t)
         cards = [str(c) for c in hand.requirement(hs).cards]
         assert len(cards) == 5
 
@@ -440,7 +446,7 @@ async def test_a_turn_ping_goes_out_only_for_a_hand_and_a_seat_still_there() -> 
         hs = t.hand.turn
         assert await presenter.turn_started(t, [t.hand_seats[hs]],
                                             t.hand.requirement(hs)) is True
-        assert len(sent()) == 1 and sent()[0].startswith(f"🎯 <@{_user_of(t, hs)}>: your turn")
+        assert len(sent()) == 1 and sent()[0].startswith(f"🎯 <@{user_of(t, hs)}>: your turn")
         assert await presenter.turn_started(t, [7], None) is False  # no seat 7 here
         assert len(sent()) == 1
     finally:
@@ -463,7 +469,7 @@ async def test_a_replay_says_surrendered_and_never_shows_the_surrendered_cards()
         quitter = hand.turn
         dealt = set(hand.pending[quitter])
         assert len(dealt) == 5
-        await svc.surrender(CH, _user_of(t, quitter))
+        await svc.surrender(CH, user_of(t, quitter))
         await _play_until(svc, t, lambda: False)
         await until(lambda: t.row.hand_no >= 2)
         past = await svc.past_hand(CH, 1)
@@ -491,11 +497,7 @@ async def test_a_first_panel_click_that_cannot_be_saved_leaves_no_draft_behind(
 
     svc, rec, store, t = await heads_up("mut-hid2-draft-save", "ofc")
     try:
-        hand = t.hand
-        assert hand is not None and hand.turn is not None
-        hs = hand.turn
-        user, seat_no = _user_of(t, hs), t.hand_seats[hs]
-        step = svc.step_of(t, hs)
+        hand, hs, user, seat_no, step = turn_at(svc, t)
         card = str(hand.requirement(hs).cards[0])
         assert hs not in t.drafts
 

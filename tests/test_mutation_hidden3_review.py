@@ -89,13 +89,8 @@ from bot.service import ServiceError
 from engine import Hand
 
 from .bot.test_service import ALICE, BOB, heads_up
+from .test_mutation_hidden2_review import turn_at, user_of
 from .test_mutation_hidden_review import fantasyland_started
-
-
-def _user_of(t: Any, hs: int) -> int:
-    seat = t.seat_by_no(t.hand_seats[hs])
-    assert seat is not None
-    return int(seat.user_id)
 
 
 # --------------------------------------------------------------------------- the review
@@ -211,11 +206,7 @@ async def test_a_discard_pressed_where_nothing_is_discarded_says_so() -> None:
     discarded), and changes no draft; a 15-card fantasyland hand's discard takes two cards."""
     svc, rec, store, t = await heads_up("mut-hid3-no-discard", "ofc")
     try:
-        hand = t.hand
-        assert hand is not None and hand.turn is not None
-        hs = hand.turn
-        user, seat_no = _user_of(t, hs), t.hand_seats[hs]
-        step = svc.step_of(t, hs)
+        hand, hs, user, seat_no, step = turn_at(svc, t)
         req = hand.requirement(hs)
         assert req.discard == 0
         card = str(req.cards[0])
@@ -346,7 +337,7 @@ async def test_a_waiting_panel_says_whose_turn_it_is() -> None:
         hand = t.hand
         assert hand is not None and hand.turn is not None
         turn = hand.turn
-        mine = svc.panel(t.id, _user_of(t, turn))
+        mine = svc.panel(t.id, user_of(t, turn))
         assert mine.requirement is not None and mine.waiting_for == ""
         # (its text tells when its clock runs out; mutant: ``if deadline`` -> False in
         # ``panel_text``)
@@ -358,7 +349,7 @@ async def test_a_waiting_panel_says_whose_turn_it_is() -> None:
         # (and how to play, which the waiting panel has not; mutant: that line deleted)
         how = "Pick cards in the menu, press a row, then **Confirm**. Nothing is final until"
         assert how in panel_text(mine, "ofc", deadline)
-        other = svc.panel(t.id, _user_of(t, 1 - turn))
+        other = svc.panel(t.id, user_of(t, 1 - turn))
         assert other.requirement is None
         assert other.waiting_for == f"It is {hand.names[turn]}'s turn.", other.waiting_for
         assert "Pick cards in the menu" not in panel_text(other, "ofc")
@@ -398,7 +389,7 @@ async def test_undo_of_a_draft_saved_without_its_presses_takes_back_one_card() -
         hand = t.hand
         assert hand is not None and hand.turn is not None
         hs = hand.turn
-        user, seat_no, step = _user_of(t, hs), t.hand_seats[hs], svc.step_of(t, hs)
+        user, seat_no, step = user_of(t, hs), t.hand_seats[hs], svc.step_of(t, hs)
         cards = [str(c) for c in hand.requirement(hs).cards]
         t.drafts[hs] = Draft.from_json({"assigned": [[cards[0], 2], [cards[1], 2]]})
         assert t.drafts[hs].presses == []
@@ -453,7 +444,7 @@ async def test_the_panels_confirm_of_a_hands_last_move_answers_with_no_panel() -
         # a first move confirmed in the panel: the next player is told it is their turn
         # (mutant: the ``_notify_after`` of a confirm deleted: no ping, no table redraw)
         hs = hand.turn
-        user, seat_no, step = _user_of(t, hs), t.hand_seats[hs], svc.step_of(t, hs)
+        user, seat_no, step = user_of(t, hs), t.hand_seats[hs], svc.step_of(t, hs)
         cards = [str(c) for c in hand.requirement(hs).cards]
         events = len(rec.events)
         for action, values in (("pick", tuple(cards[:3])), ("top", ()),
@@ -477,7 +468,7 @@ async def test_the_panels_confirm_of_a_hands_last_move_answers_with_no_panel() -
         assert len(req.cards) == 1
         row = next(r for r in ("top", "middle", "bottom") if req.free[("top", "middle",
                                                                        "bottom").index(r)])
-        user, seat_no, step = _user_of(t, hs), t.hand_seats[hs], svc.step_of(t, hs)
+        user, seat_no, step = user_of(t, hs), t.hand_seats[hs], svc.step_of(t, hs)
         for action, values in (("pick", (str(req.cards[0]),)), (row, ())):
             await svc.panel_action(t.id, user, seat_no, 1, step, action, values)
         state, message = await svc.panel_action(t.id, user, seat_no, 1, step, "confirm", ())
