@@ -2014,6 +2014,83 @@ static PyObject *ctx_set_lookahead_py(Ctx *x, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+
+/* selfplay(deck, hands, seed) -> [(value, fouled, royalties, fantasyland cards, cards), ...]
+ *   The rollout policy's own pineapple hands from an empty board: 17 cards dealt from `deck`
+ *   (seeded), the first street the best of every placement of its 5 cards by the value (the
+ *   first best in the order of the placement codes: card k goes to row (code / 3^k) % 3),
+ *   then the rollout (greedy, or the lookahead where it is on: its draws come from the cards
+ *   of the deck not dealt yet), scored exactly by this decision's `final`.  A measure of the
+ *   policy itself (bench.rollouts --policy); `cards` are the 17 cards in the order dealt. */
+static PyObject *ctx_selfplay_py(Ctx *x, PyObject *args) {
+    PyObject *deck_obj;
+    int hands;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OiK", &deck_obj, &hands, &seed)) return NULL;
+    uint64_t deck[64];
+    int ndeck;
+    if (read_cards(deck_obj, deck, 64, &ndeck) < 0) return NULL;
+    if (ndeck < 17 || hands < 0) {
+        PyErr_SetString(PyExc_ValueError, "a deck of at least 17 cards and hands >= 0");
+        return NULL;
+    }
+    PyObject *results = PyList_New(0);
+    if (!results) return NULL;
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int h = 0; h < hands; h++) {
+        uint64_t pool[64], cards[17];
+        memcpy(pool, deck, (size_t)ndeck * sizeof(uint64_t));
+        rng_sample(&rng, pool, ndeck, 17, cards);
+        double best = -1e18;
+        int chosen = -1;
+        for (int code = 0; code < 243; code++) {
+            int cnt[3] = {0, 0, 0}, c = code;
+            uint64_t t3[3] = {0, 0, 0};
+            for (int k = 0; k < 5; k++, c /= 3) {
+                cnt[c % 3]++;
+                t3[c % 3] += cards[k];
+            }
+            if (cnt[0] > 3) continue;
+            long ids[3];
+            for (int r = 0; r < 3; r++) {
+                x->base[r] = t3[r];
+                ids[r] = ctx_row(x, r, t3[r]);
+                if (ids[r] < 0) goto fail;
+            }
+            double v = ctx_qi(x, ids[0], ids[1], ids[2]);
+            if (chosen < 0 || v > best) {
+                best = v;
+                chosen = code;
+            }
+        }
+        After a = {{0, 0, 0}, {3, 5, 5}};
+        for (int k = 0, c = chosen; k < 5; k++, c /= 3) {
+            a.s[c % 3] += cards[k];
+            a.f[c % 3]--;
+        }
+        /* the rollout deals pool[5..17) first (this hand's streets); its lookahead draws from
+         * pool[dealt..ndeck), the cards not dealt yet */
+        Final fin = ctx_roll(x, &a, pool + 5, ndeck - 5, 1);
+        if (x->error) goto fail;
+        PyObject *dealt = PyTuple_New(17);
+        if (!dealt) goto fail;
+        for (int k = 0; k < 17; k++) PyTuple_SET_ITEM(dealt, k, PyLong_FromUnsignedLongLong(cards[k]));
+        PyObject *t = Py_BuildValue("(diiiN)", fin.v, fin.foul, fin.roy, fin.flc, dealt);
+        if (!t || PyList_Append(results, t) < 0) {
+            Py_XDECREF(t);
+            goto fail;
+        }
+        Py_DECREF(t);
+    }
+    return results;
+fail:
+    Py_DECREF(results);
+    x->error = 0;
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return NULL;
+}
+
 static PyMethodDef ctx_methods[] = {
     {"row", (PyCFunction)ctx_row_py, METH_VARARGS,
      "row(r, s, base=s) -> (free, mean, dist, feats) of row r in state s"},
@@ -2029,6 +2106,8 @@ static PyMethodDef ctx_methods[] = {
      "final(vt, vm, vb) -> (value, fouled, royalties, fantasyland cards)"},
     {"rollout", (PyCFunction)ctx_rollout_py, METH_VARARGS,
      "rollout(after, future, pineapple) -> (value, fouled, royalties, fantasyland cards)"},
+    {"selfplay", (PyCFunction)ctx_selfplay_py, METH_VARARGS,
+     "selfplay(deck, hands, seed) -> the rollout policy's own pineapple hands"},
     {"simulate", (PyCFunction)ctx_simulate_py, METH_VARARGS,
      "simulate(afters, unseen, need, rounds, seed, pineapple, budget=0.0, min_rounds=0)"},
     {NULL, NULL, 0, NULL},

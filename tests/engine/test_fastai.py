@@ -301,3 +301,57 @@ def test_live_search_plays_legal_moves_and_is_reproducible() -> None:
         assert runs[0] == runs[1]
         hand.place(seat, *runs[0][0].move)
     assert hand.settlement is not None
+
+
+def _first_street_greedy(fast: Any, cards: tuple[int, ...]) -> tuple[int, ...]:
+    """The after-state of the best placement of the first five cards by the value (the first
+    best in the order of the placement codes)."""
+    best, chosen = -1e18, None
+    for code in range(243):
+        s, f = [0, 0, 0], [3, 5, 5]
+        c = code
+        for k in range(5):
+            s[c % 3] += cards[k]
+            f[c % 3] -= 1
+            c //= 3
+        if f[0] < 0:
+            continue
+        v = fast.q(*s)
+        if chosen is None or v > best:
+            best, chosen = v, (*s, *f)
+    assert chosen is not None
+    return chosen
+
+
+def test_selfplay_is_the_first_street_then_the_rollout_policy() -> None:
+    """``Ctx.selfplay`` (bench.policy's measure) plays each dealt hand as the policy does: the
+    best first street by the value, then the rollout on the rest of the cards."""
+    model = _model(Rules(variant="pineapple"), DEFAULT_CONFIG)
+    fast = _Context(model, [ai._Opponent(0.5, (None, None, None), (0, 0, 0), model.tables)]).fast()
+    played = fast.selfplay(list(DECK), 40, 7)
+    assert len(played) == 40
+    assert fast.selfplay(list(DECK), 40, 7) == played  # seeded
+    assert fast.selfplay(list(DECK), 40, 8) != played
+    for value, fouled, royalties, fl_cards, cards in played:
+        assert len(set(cards)) == 17 and set(cards) <= set(DECK)
+        after = _first_street_greedy(fast, cards)
+        assert fast.rollout(after, list(cards[5:]), True) == (value, fouled, royalties, fl_cards)
+    assert any(r[1] for r in fast.selfplay(list(DECK), 400, 1))  # some fouls
+    assert any(r[3] for r in fast.selfplay(list(DECK), 400, 1))  # and fantasylands
+
+
+def test_selfplay_with_the_lookahead_plays_other_hands_and_refuses_bad_input() -> None:
+    model = _model(Rules(variant="pineapple"), DEFAULT_CONFIG)
+    greedy = _Context(model, []).fast()
+    looking = _Context(model, []).fast()
+    looking.set_lookahead(8, 8, 4, 3)
+    a, b = greedy.selfplay(list(DECK), 200, 5), looking.selfplay(list(DECK), 200, 5)
+    assert [r[4] for r in a] == [r[4] for r in b]  # the same deals
+    assert [r[:4] for r in a] != [r[:4] for r in b]  # other choices
+    assert greedy.selfplay(list(DECK), 0, 5) == []
+    with pytest.raises(ValueError):
+        greedy.selfplay(list(DECK)[:16], 1, 5)
+    with pytest.raises(ValueError):
+        greedy.selfplay(list(DECK), -1, 5)
+    with pytest.raises(TypeError):
+        greedy.selfplay("not cards", 1, 5)
