@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -56,9 +57,8 @@ def summary(results: Sequence[Result], base: Sequence[Result] | None = None) -> 
     text = f"{mean:7.3f}  {fouls:6.1%}  {fl:6.1%}  {roy:5.2f}"
     if base is not None:
         d = [a[0] - b[0] for a, b in zip(results, base, strict=True)]
-        dm = sum(d) / n
-        se = math.sqrt(sum((x - dm) ** 2 for x in d) / (n - 1) / n) if n > 1 else 0.0
-        text += f"  {dm:+7.3f} ± {se:.3f}"
+        se = statistics.stdev(d) / math.sqrt(n) if n > 1 else float("nan")
+        text += f"  {statistics.fmean(d):+7.3f} ± {se:.3f}"
     return text
 
 

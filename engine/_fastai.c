@@ -2014,14 +2014,13 @@ static PyObject *ctx_set_lookahead_py(Ctx *x, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-
 /* selfplay(deck, hands, seed) -> [(value, fouled, royalties, fantasyland cards, cards), ...]
  *   The rollout policy's own pineapple hands from an empty board: 17 cards dealt from `deck`
  *   (seeded), the first street the best of every placement of its 5 cards by the value (the
  *   first best in the order of the placement codes: card k goes to row (code / 3^k) % 3),
  *   then the rollout (greedy, or the lookahead where it is on: its draws come from the cards
  *   of the deck not dealt yet), scored exactly by this decision's `final`.  A measure of the
- *   policy itself (bench.rollouts --policy); `cards` are the 17 cards in the order dealt. */
+ *   policy itself (python -m bench.policy); `cards` are the 17 cards in the order dealt. */
 static PyObject *ctx_selfplay_py(Ctx *x, PyObject *args) {
     PyObject *deck_obj;
     int hands;
@@ -2075,7 +2074,14 @@ static PyObject *ctx_selfplay_py(Ctx *x, PyObject *args) {
         if (x->error) goto fail;
         PyObject *dealt = PyTuple_New(17);
         if (!dealt) goto fail;
-        for (int k = 0; k < 17; k++) PyTuple_SET_ITEM(dealt, k, PyLong_FromUnsignedLongLong(cards[k]));
+        for (int k = 0; k < 17; k++) {
+            PyObject *card = PyLong_FromUnsignedLongLong(cards[k]);
+            if (!card) {
+                Py_DECREF(dealt);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(dealt, k, card);
+        }
         PyObject *t = Py_BuildValue("(diiiN)", fin.v, fin.foul, fin.roy, fin.flc, dealt);
         if (!t || PyList_Append(results, t) < 0) {
             Py_XDECREF(t);
